@@ -1,0 +1,26 @@
+"""vnmsparse: V:N:M sparse weights for NVIDIA Sparse Tensor Cores (VENOM, SC'23).
+
+Pruning produces a dense weight with zeros; ``pack`` turns it into a ``VNMWeight``; ``spmm``
+runs ``x @ W.T`` with it (a Sparse Tensor Core kernel on CUDA, a PyTorch reference elsewhere).
+"""
+
+from .config import VNMConfig
+from .format import VNMWeight, check_vnm, is_vnm, pack, unpack, vnm_mask
+from .ops import spmm
+from .serialization import load, save
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "VNMConfig",
+    "VNMWeight",
+    "vnm_mask",
+    "is_vnm",
+    "check_vnm",
+    "pack",
+    "unpack",
+    "spmm",
+    "save",
+    "load",
+    "__version__",
+]
