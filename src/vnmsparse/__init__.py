@@ -5,9 +5,10 @@ runs ``x @ W.T`` with it (a Sparse Tensor Core kernel on CUDA, a PyTorch referen
 """
 
 from .config import VNMConfig
-from .format import VNMWeight, check_vnm, is_vnm, pack, unpack, vnm_mask
+from .format import VNMWeight, check_vnm, is_vnm, pack, random_vnm_mask, unpack, vnm_mask
 from .ops import spmm
 from .serialization import load, save
+from . import kernels  # noqa: E402,F401  (registers the CUDA kernels with the op)
 
 __version__ = "0.1.0"
 
@@ -15,6 +16,7 @@ __all__ = [
     "VNMConfig",
     "VNMWeight",
     "vnm_mask",
+    "random_vnm_mask",
     "is_vnm",
     "check_vnm",
     "pack",

@@ -106,9 +106,33 @@ def cmd_check(args) -> int:
     return 0 if ok else 1
 
 
+def _compile_one(job):
+    from vnmsparse.kernels import jit
+
+    source, name, arch = job
+    jit.compile(source, [name], arch)
+    return name
+
+
 def cmd_cache(args) -> int:
     from vnmsparse.kernels import jit
 
+    if args.action == "warm":
+        import concurrent.futures
+        import os
+
+        import torch
+
+        from vnmsparse.kernels import spmm_mma_sp
+
+        archs = args.arch or [jit.default_arch() if torch.cuda.is_available() else "sm_80"]
+        jobs = [(spmm_mma_sp.SOURCE, n, a) for a in archs for dt in (torch.float16, torch.bfloat16)
+                for n in spmm_mma_sp.name_expressions(dt)]
+        t0 = time.perf_counter()
+        with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs or os.cpu_count()) as pool:
+            done = sum(1 for _ in pool.map(_compile_one, jobs))
+        print(f"compiled {done} kernels for {', '.join(archs)} in {time.perf_counter() - t0:.1f} s into {jit.cache_dir()}")
+        return 0
     if args.action == "ls":
         entries = jit.cache_entries()
         print(f"cache: {jit.cache_dir()} ({len(entries)} entries)")
@@ -135,8 +159,10 @@ def main(argv=None) -> int:
     p.add_argument("--cols", type=int, default=1000)
     p.add_argument("--tokens", type=int, default=7)
     p.add_argument("--device", default=None)
-    p = sub.add_parser("cache", help="list or clear the compiled-kernel cache")
-    p.add_argument("action", choices=["ls", "clear"])
+    p = sub.add_parser("cache", help="list, clear or warm the compiled-kernel cache")
+    p.add_argument("action", choices=["ls", "clear", "warm"], help="warm: compile every kernel variant now")
+    p.add_argument("--arch", action="append", help="with warm: target such as sm_80 or sm_90a (repeatable)")
+    p.add_argument("--jobs", type=int, default=None, help="with warm: parallel compiler processes")
     p = sub.add_parser("bench", help="benchmarks (run 'vnmsparse bench spmm --help')")
     p.add_argument("what", choices=["spmm"])
     args, rest = parser.parse_known_args(argv)

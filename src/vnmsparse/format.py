@@ -132,7 +132,10 @@ def _best_quads_heuristic(sb: torch.Tensor, m: int) -> torch.Tensor:
     accept improvements, so the result is never worse than that baseline."""
     L = max(k for k in range(COLUMNS_PER_BLOCK, m + 1) if math.comb(k, COLUMNS_PER_BLOCK) <= EXACT_QUAD_LIMIT)
     totals = sb.sum(1)  # [RB, G, m]
-    cand = torch.sort(torch.topk(totals, L, dim=-1, sorted=True).indices, dim=-1).values  # [RB, G, L]
+    # A stable descending sort, not topk: among equal totals the lowest columns become candidates
+    # (topk's tie order is unspecified and differs between devices).
+    top = torch.sort(totals, dim=-1, descending=True, stable=True).indices[..., :L]
+    cand = torch.sort(top, dim=-1).values  # [RB, G, L]
     sc = torch.gather(sb, -1, cand.unsqueeze(1).expand(-1, sb.shape[1], -1, -1))
     quads = _combinations(L, COLUMNS_PER_BLOCK, sb.device)
     cols = torch.gather(cand, -1, quads[_best_quads_exact(sc, quads)])  # [RB, G, 4], ascending
@@ -227,6 +230,24 @@ def vnm_mask(scores: torch.Tensor, cfg) -> torch.Tensor:
         bad = (~torch.isfinite(s)).nonzero()[0].tolist()
         raise ValueError(f"scores must be finite (no NaN/inf); first bad entry at row {bad[0]}, column {bad[1]}")
     return _by_groups(s, cfg.m, lambda g, w: _mask_groups(g, cfg.v)).contiguous()
+
+
+def random_vnm_mask(shape, cfg, *, generator: Optional[torch.Generator] = None, device=None) -> torch.Tensor:
+    """A uniformly random V:N:M mask of ``shape`` (4 random columns per block, 2 random of those
+    per row): what benchmarks and kernel tests use, far cheaper than :func:`vnm_mask`'s search."""
+    cfg = _as_config(cfg)
+    r, k = (int(d) for d in shape)
+    g = cfg.groups(k)
+    device = generator.device if generator is not None else (device or "cpu")
+    keys = torch.rand(cfg.row_blocks(r), g, cfg.m, generator=generator, device=device)
+    keys[:, -1, k - (g - 1) * cfg.m :] += 2  # columns past K (tail group) go last
+    cols = torch.topk(keys, min(COLUMNS_PER_BLOCK, cfg.m), dim=-1, largest=False).indices
+    cols = cols.repeat_interleave(cfg.v, 0)[:r]
+    slots = torch.topk(torch.rand(r, g, cols.shape[-1], generator=generator, device=device), N_KEPT_PER_ROW, dim=-1).indices
+    mask = torch.zeros(r, g * cfg.m, dtype=torch.bool, device=device)
+    dense_cols = torch.gather(cols, -1, slots) + cfg.m * torch.arange(g, device=device).view(1, g, 1)
+    mask.scatter_(1, dense_cols.view(r, -1), True)
+    return mask[:, :k].contiguous()
 
 
 # --------------------------------------------------------------------------------------------
@@ -391,7 +412,7 @@ class VNMWeight:
         parts = ", ".join(f"{n}={_human(b)}" for n, b in self.nbytes_by_part().items())
         return (
             f"VNMWeight({r}x{k}, {self.cfg}, {str(self.dtype).replace('torch.', '')}, device={self.device}, "
-            f"{_human(self.nbytes)} = {self.nbytes / self.dense_nbytes:.3f} of dense [{parts}])"
+            f"{_human(self.nbytes)} = {self.nbytes / max(1, self.dense_nbytes):.3f} of dense [{parts}])"
         )
 
 
@@ -461,6 +482,13 @@ def validate_parts(values, positions, columns, shape, cfg: VNMConfig) -> None:
         if not (c[..., 1:] > c[..., :-1]).all():
             bad = (~(c[..., 1:] > c[..., :-1])).nonzero()[0].tolist()
             raise ValueError(f"VNMWeight.columns must be strictly increasing; not at row block {bad[0]}, group {bad[1]}")
+        tail = k - (g - 1) * cfg.m  # width of the last group; only one narrower than 4 may name columns >= K
+        if COLUMNS_PER_BLOCK <= tail < cfg.m and (c[:, -1] >= tail).any():
+            rb = int((c[:, -1] >= tail).any(-1).nonzero()[0])
+            raise ValueError(
+                f"VNMWeight.columns: row block {rb}, group {g - 1} names a column >= K = {k} "
+                f"(the last group has {tail} >= 4 columns, so its kept columns must lie inside it)"
+            )
     if values.numel():
         dense_col = _dense_columns(positions, columns, shape, cfg)
         outside = dense_col >= k
@@ -471,7 +499,7 @@ def validate_parts(values, positions, columns, shape, cfg: VNMConfig) -> None:
 def _decode_codes(positions: torch.Tensor, g: int) -> torch.Tensor:
     """uint8 [R, ceil(G/2)] -> 4-bit codes [R, G]."""
     both = torch.stack([positions & 0xF, positions >> 4], -1)
-    return both.view(positions.shape[0], -1)[:, :g]
+    return both.view(positions.shape[0], 2 * positions.shape[1])[:, :g]
 
 
 def _slots(positions: torch.Tensor, g: int) -> torch.Tensor:
@@ -527,7 +555,7 @@ def pack(weight: torch.Tensor, cfg) -> VNMWeight:
     codes = (slots[..., 0] | (slots[..., 1] << 2)).to(torch.uint8)  # [R, G]
     if g % 2:
         codes = torch.cat([codes, codes.new_zeros(r, 1)], 1)
-    codes = codes.view(r, -1, 2)
+    codes = codes.view(r, codes.shape[1] // 2, 2)
     positions = (codes[..., 0] | (codes[..., 1] << 4)).contiguous()
     return VNMWeight._trusted(values, positions, columns, (r, k), cfg)
 

@@ -20,7 +20,8 @@ from .format import VNMWeight, unpack_parts
 CUDA_LAYOUTS: dict[str, Callable] = {}
 
 
-def _reference(x, values, positions, columns, bias, out_features, in_features, v, m):
+def spmm_reference(x, values, positions, columns, bias, out_features, in_features, v, m):
+    """x @ W.T (+ bias) from the canonical parts, accumulating in fp32 (fp64 for fp64 x)."""
     cfg = VNMConfig(v, 2, m)
     w = unpack_parts(values, positions, columns, (out_features, in_features), cfg)
     # Half-precision inputs accumulate in float32 (as the tensor cores do), then round once.
@@ -46,13 +47,13 @@ def spmm_op(
 ) -> torch.Tensor:
     if layout != "canonical":
         raise ValueError(f"vnmsparse::spmm: layout {layout!r} has no implementation on {x.device.type}")
-    return _reference(x, values, positions, columns, bias, out_features, in_features, v, m)
+    return spmm_reference(x, values, positions, columns, bias, out_features, in_features, v, m)
 
 
 @spmm_op.register_kernel("cuda")
 def _spmm_cuda(x, values, positions, columns, bias, out_features, in_features, v, m, layout):
     if layout == "canonical":
-        return _reference(x, values, positions, columns, bias, out_features, in_features, v, m)
+        return spmm_reference(x, values, positions, columns, bias, out_features, in_features, v, m)
     impl = CUDA_LAYOUTS.get(layout)
     if impl is None:
         raise ValueError(f"vnmsparse::spmm: unknown CUDA layout {layout!r} (known: {sorted(CUDA_LAYOUTS)})")

@@ -1,0 +1,32 @@
+"""A few representative SpMM launches for compute-sanitizer (memcheck / racecheck / synccheck).
+
+Run: compute-sanitizer --tool memcheck python scripts/sanitize_spmm.py
+"""
+import torch
+
+import vnmsparse as vs
+from vnmsparse.kernels import spmm_mma_sp as K
+
+CASES = [  # (R, K, T, pattern, dtype, bias, splits)
+    (200, 1003, 7, "64:2:8", torch.bfloat16, True, None),
+    (130, 520, 100, "2:4", torch.float16, False, None),
+    (515, 2053, 9, "64:2:8", torch.float16, True, 3),
+    (260, 4100, 300, "128:2:32", torch.bfloat16, True, None),
+    (48, 333, 1, "16:2:5", torch.bfloat16, False, None),
+]
+
+gen = torch.Generator().manual_seed(0)
+worst = 0.0
+for r, k, t, pattern, dtype, bias, splits in CASES:
+    cfg = vs.VNMConfig.parse(pattern)
+    w = (torch.randn(r, k, generator=gen) * vs.random_vnm_mask((r, k), cfg, generator=gen)).to(dtype).cuda()
+    vw = vs.pack(w, cfg)
+    x = torch.randn(t, k, generator=gen).to(dtype).cuda()
+    b = torch.randn(r, generator=gen).to(dtype).cuda() if bias else None
+    y = K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits)
+    ref = x.float() @ w.float().t() + (b.float() if bias else 0)
+    err = ((y.float() - ref).norm() / ref.norm()).item()
+    worst = max(worst, err)
+    print(f"{pattern:9s} R={r} K={k} T={t} splits={splits}: rel err {err:.2e}")
+torch.cuda.synchronize()
+print(f"worst rel err {worst:.2e}", "OK" if worst < 1e-2 else "FAILED")

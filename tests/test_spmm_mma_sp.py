@@ -1,0 +1,185 @@
+"""The mma.sp V:N:M SpMM kernel (csrc/spmm_mma_sp.cu) against its fp32 reference.
+
+CPU: every kernel variant compiles for sm_80 and sm_90a with NVRTC (a syntax error never costs GPU
+time). GPU (marked, skipped without CUDA): correctness over T, ragged R/K, every v, m, dtype, bias,
+every tile, split-K, feature-major input, CUDA graphs, torch.compile, opcheck, bad inputs.
+"""
+
+import itertools
+import math
+
+import pytest
+import torch
+
+import vnmsparse as vs
+from vnmsparse.kernels import jit
+from vnmsparse.kernels import spmm_mma_sp as K
+
+needs_nvrtc = pytest.mark.skipif(not jit.available()[0], reason="NVRTC/cuda-core not installed")
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_every_variant_compiles(arch, dtype, tmp_path, monkeypatch):
+    monkeypatch.setenv("VNM_CACHE_DIR", str(tmp_path))
+    module = jit.compile(K.SOURCE, K.name_expressions(dtype), arch)
+    resources = module.resources()
+    assert set(resources) == set(K.name_expressions(dtype))
+    for name, res in resources.items():
+        assert res.stack_bytes <= 64, f"{name}: {res}"
+
+
+def test_tile_choice_respects_v():
+    for v in (16, 32, 48, 64, 96, 128, 256):
+        for t in (1, 7, 16, 33, 64, 65, 4096):
+            tile = K.choose_tile(t, v)
+            assert v % tile.bm == 0 and tile in K.TILES
+
+
+# ------------------------------------------------------------------------------------------------
+# GPU
+
+
+def random_vnm(r, k, cfg, dtype, device, gen):
+    """A random V:N:M weight with no zeros among the kept values (a fresh one for every case)."""
+    mask = vs.random_vnm_mask((r, k), cfg, generator=gen)
+    w = torch.randn(r, k, generator=gen) * mask
+    w = torch.where(mask & (w == 0), torch.ones_like(w), w)
+    return w.to(dtype).to(device)
+
+
+def run_case(r, k, t, v, m, dtype, bias, gen, *, tile=None, splits=None, lead=()):
+    cfg = vs.VNMConfig(v, 2, m)
+    w = random_vnm(r, k, cfg, dtype, "cuda", gen)
+    vw = vs.pack(w, cfg)
+    x = torch.randn(*lead, t, k, generator=gen).to(dtype).cuda()
+    b = torch.randn(r, generator=gen).to(dtype).cuda() if bias else None
+    out = torch.full((math.prod(lead) * t, r), float("nan"), dtype=dtype, device="cuda")
+    y = K.spmm_sm80(x, *K.layout_of(vw), b, r, k, v, m, tile=tile, splits=splits, out=out)
+    torch.cuda.synchronize()
+    ref = x.float() @ w.float().t() + (b.float() if bias else 0)
+    assert y.shape == (*lead, t, r) and y.dtype == dtype
+    assert not torch.isnan(y).any(), "unwritten or NaN outputs"
+    err = ((y.float() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+    assert err < 1e-2, f"rel err {err:.3e} for R={r} K={k} T={t} {cfg} {dtype} bias={bias} tile={tile} splits={splits}"
+    return err
+
+
+TOKENS = (1, 7, 64, 1000, 4096)
+VS = (16, 32, 64, 128)
+MS = (4, 5, 8, 10, 16, 32, 100, 128)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("v,m", list(itertools.product(VS, MS)))
+def test_patterns(v, m):
+    gen = torch.Generator().manual_seed(v * 1000 + m)
+    for i, t in enumerate(TOKENS):
+        r = v * 3 + 8 * (i % 3) + (5 if i % 2 else 0)  # ragged: not a multiple of v, sometimes odd
+        k = m * 37 + (3 if i % 2 else 0) + i          # ragged: partial last group
+        dtype = (torch.bfloat16, torch.float16)[i % 2]
+        run_case(r, k, t, v, m, dtype, bias=bool(i % 2 == 0), gen=gen)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("tile", K.TILES, ids=str)
+def test_every_tile(tile):
+    gen = torch.Generator().manual_seed(7)
+    for has_cols, t in ((True, 300), (False, 33)):
+        m = 16 if has_cols else 4
+        run_case(260, m * 41 + 2, t, 128 if tile.bm <= 128 else tile.bm, m, torch.bfloat16, True, gen, tile=tile)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("splits", [2, 3, 7])
+def test_split_k(splits):
+    gen = torch.Generator().manual_seed(splits)
+    run_case(515, 2048 + 5, 9, 64, 8, torch.float16, True, gen, splits=splits)
+    run_case(512, 4096, 64, 128, 32, torch.bfloat16, False, gen, splits=splits)
+
+
+@pytest.mark.gpu
+def test_llm_shapes_and_leading_dims():
+    gen = torch.Generator().manual_seed(3)
+    run_case(4096, 4096, 4096, 64, 8, torch.bfloat16, True, gen)
+    run_case(11008, 4096, 16, 128, 16, torch.bfloat16, False, gen)
+    run_case(1024, 4096, 37, 64, 32, torch.bfloat16, True, gen, lead=(3,))
+
+
+@pytest.mark.gpu
+def test_public_spmm_dispatches_to_kernel_and_handles_layouts():
+    gen = torch.Generator().manual_seed(5)
+    cfg = vs.VNMConfig(64, 2, 8)
+    w = random_vnm(192, 1000, cfg, torch.bfloat16, "cuda", gen)
+    vw = vs.pack(w, cfg)
+    ref = lambda x: x.float() @ w.float().t()
+    x = torch.randn(96, 1000, generator=gen).bfloat16().cuda()
+    for xin in (x, x[:, :].t().contiguous().t(), x[::2], torch.randn(1, 1001, generator=gen).bfloat16().cuda()[:, 1:].expand(5, 1000)):
+        y = vs.spmm(xin, vw)
+        assert ((y.float() - ref(xin)).norm() / ref(xin).norm()).item() < 1e-2
+    assert "sm80" in vw._layouts, "the kernel path was not taken"
+
+
+@pytest.mark.gpu
+def test_cuda_graph_capture():
+    gen = torch.Generator().manual_seed(11)
+    cfg = vs.VNMConfig(64, 2, 16)
+    vw = vs.pack(random_vnm(512, 2048, cfg, torch.bfloat16, "cuda", gen), cfg)
+    x = torch.randn(33, 2048, generator=gen).bfloat16().cuda()
+    b = torch.randn(512, generator=gen).bfloat16().cuda()
+    y0 = vs.spmm(x, vw, b)  # warm-up compiles and builds the layout outside the capture
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        vs.spmm(x, vw, b)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = vs.spmm(x, vw, b)
+    x.copy_(torch.randn(33, 2048, generator=gen).bfloat16())
+    g.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(y, vs.spmm(x, vw, b)) and not torch.equal(y, y0)
+
+
+@pytest.mark.gpu
+def test_torch_compile_fullgraph_matches_eager():
+    gen = torch.Generator().manual_seed(13)
+    cfg = vs.VNMConfig(128, 2, 8)
+    vw = vs.pack(random_vnm(256, 512, cfg, torch.float16, "cuda", gen), cfg)
+    bias = torch.randn(256, generator=gen).half().cuda()
+
+    class Layer(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.gelu(vs.spmm(x, vw, bias))
+
+    x = torch.randn(4, 50, 512, generator=gen).half().cuda()
+    eager = Layer()(x)
+    compiled = torch.compile(Layer(), fullgraph=True)(x)
+    assert torch.equal(eager, compiled)
+
+
+@pytest.mark.gpu
+def test_opcheck_cuda():
+    gen = torch.Generator().manual_seed(17)
+    cfg = vs.VNMConfig(64, 2, 8)
+    w = random_vnm(128, 256, cfg, torch.bfloat16, "cuda", gen)
+    vw = vs.pack(w, cfg)
+    x = torch.randn(10, 256, generator=gen).bfloat16().cuda()
+    b = torch.randn(128, generator=gen).bfloat16().cuda()
+    args = (x, *K.layout_of(vw), b, 128, 256, 64, 8, K.LAYOUT)
+    torch.library.opcheck(torch.ops.vnmsparse.spmm.default, args,
+                          test_utils=("test_schema", "test_faketensor", "test_aot_dispatch_dynamic"))
+
+
+@pytest.mark.gpu
+def test_bad_inputs_on_gpu():
+    cfg = vs.VNMConfig(64, 2, 8)
+    vw = vs.pack(torch.zeros(64, 64, dtype=torch.bfloat16, device="cuda"), cfg)
+    with pytest.raises(ValueError, match="device"):
+        vs.spmm(torch.zeros(2, 64, dtype=torch.bfloat16), vw)
+    with pytest.raises(TypeError, match="dtype"):
+        vs.spmm(torch.zeros(2, 64, dtype=torch.float16, device="cuda"), vw)
+    with pytest.raises(ValueError, match="K"):
+        vs.spmm(torch.zeros(2, 63, dtype=torch.bfloat16, device="cuda"), vw)
