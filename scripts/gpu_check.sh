@@ -9,9 +9,9 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit -
 python -m vnmsparse.cli cache warm --arch "$(python -c 'from vnmsparse.kernels import jit; print(jit.default_arch())')" 2>&1 | tail -3
 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_mma_sp.py tests/test_jit.py 2>&1 | tee "$OUT/gpu_tests.txt" | tail -25
 for tool in memcheck racecheck synccheck; do
-  compute-sanitizer --tool $tool --error-exitcode 9 python scripts/sanitize_spmm.py > "$OUT/$tool.txt" 2>&1
+  compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 9 python scripts/sanitize_spmm.py > "$OUT/$tool.txt" 2>&1
   echo "compute-sanitizer $tool: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$OUT/$tool.txt") clean summaries); $(tail -1 "$OUT/$tool.txt")"
 done
-if [ -f benchmarks/bench_spmm.py ] && [ $# -gt 0 ]; then
-  python benchmarks/bench_spmm.py --out "$OUT" "$@" 2>&1 | tee "$OUT/bench.txt" | tail -40
+if [ $# -gt 0 ]; then
+  python -m vnmsparse.cli bench spmm --out "$OUT" "$@" 2>&1 | tee "$OUT/bench.txt" | tail -60
 fi

@@ -23,10 +23,12 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     vw = vs.pack(w, cfg)
     x = torch.randn(t, k, generator=gen).to(dtype).cuda()
     b = torch.randn(r, generator=gen).to(dtype).cuda() if bias else None
-    y = K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits)
     ref = x.float() @ w.float().t() + (b.float() if bias else 0)
-    err = ((y.float() - ref).norm() / ref.norm()).item()
-    worst = max(worst, err)
-    print(f"{pattern:9s} R={r} K={k} T={t} splits={splits}: rel err {err:.2e}")
+    for bulk in (False, True) if K.supported(torch.device("cuda"), bulk=True)[0] else (False,):
+        launch = K.spmm_sm90 if bulk else K.spmm_sm80
+        y = launch(x, *K.layout_of(vw, bulk), b, r, k, cfg.v, cfg.m, splits=splits)
+        err = ((y.float() - ref).norm() / ref.norm()).item()
+        worst = max(worst, err)
+        print(f"{pattern:9s} R={r} K={k} T={t} splits={splits} bulk={bulk}: rel err {err:.2e}")
 torch.cuda.synchronize()
 print(f"worst rel err {worst:.2e}", "OK" if worst < 1e-2 else "FAILED")

@@ -149,21 +149,38 @@ def cmd_bench(args, rest) -> int:
     return bench.main([args.what, *rest])
 
 
+def _vnm_arg(text: str):
+    """argparse type for --vnm: a bad pattern is a usage error (exit 2), not a traceback."""
+    from vnmsparse.config import VNMConfig
+
+    try:
+        return VNMConfig.parse(text)
+    except (TypeError, ValueError) as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="vnmsparse", description="V:N:M sparse matmul on Sparse Tensor Cores")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("env", help="versions, devices, GPU arch and available compute paths")
     p = sub.add_parser("check", help="prune/pack/save/load/spmm round trip on a random weight")
-    p.add_argument("--vnm", default="64:2:8", help="pattern v:n:m (default 64:2:8)")
-    p.add_argument("--rows", type=int, default=1000)
-    p.add_argument("--cols", type=int, default=1000)
-    p.add_argument("--tokens", type=int, default=7)
+    p.add_argument("--vnm", default="64:2:8", type=_vnm_arg, help="pattern v:n:m (default 64:2:8)")
+    p.add_argument("--rows", type=_positive_int, default=1000)
+    p.add_argument("--cols", type=_positive_int, default=1000)
+    p.add_argument("--tokens", type=_positive_int, default=7)
     p.add_argument("--device", default=None)
     p = sub.add_parser("cache", help="list, clear or warm the compiled-kernel cache")
     p.add_argument("action", choices=["ls", "clear", "warm"], help="warm: compile every kernel variant now")
     p.add_argument("--arch", action="append", help="with warm: target such as sm_80 or sm_90a (repeatable)")
     p.add_argument("--jobs", type=int, default=None, help="with warm: parallel compiler processes")
-    p = sub.add_parser("bench", help="benchmarks (run 'vnmsparse bench spmm --help')")
+    p = sub.add_parser("bench", help="benchmarks (run 'vnmsparse bench spmm --help')", add_help=False)
     p.add_argument("what", choices=["spmm"])
     args, rest = parser.parse_known_args(argv)
     if args.command == "bench":

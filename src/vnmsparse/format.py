@@ -333,6 +333,9 @@ class VNMWeight:
         cfg = _as_config(cfg)
         shape = tuple(int(d) for d in shape)
         validate_parts(values, positions, columns, shape, cfg)
+        # The canonical parts are C-contiguous (kernels and save rely on it); views are copied.
+        values, positions = values.contiguous(), positions.contiguous()
+        columns = None if columns is None else columns.contiguous()
         self._set(values, positions, columns, shape, cfg)
 
     @classmethod
@@ -549,9 +552,10 @@ def pack(weight: torch.Tensor, cfg) -> VNMWeight:
     else:
         used = _block_view(w != 0, cfg.v).any(1)  # [RB, G, m]
         columns = _first_slots(used, COLUMNS_PER_BLOCK).to(columns_dtype(cfg.m))
-    quad = torch.gather(w, -1, _block_columns(columns, r, g, cfg, w.device))  # [R, G, 4]
-    slots = _first_slots(quad != 0, N_KEPT_PER_ROW)  # [R, G, 2], p0 < p1
-    values = torch.gather(quad, -1, slots).contiguous()
+    # Values move as raw bits: a float gather may rewrite NaN payloads (bf16 on CPU does).
+    quad = torch.gather(_bits(w), -1, _block_columns(columns, r, g, cfg, w.device))  # [R, G, 4]
+    slots = _first_slots(quad.view(w.dtype) != 0, N_KEPT_PER_ROW)  # [R, G, 2], p0 < p1
+    values = torch.gather(quad, -1, slots).view(w.dtype).contiguous()
     codes = (slots[..., 0] | (slots[..., 1] << 2)).to(torch.uint8)  # [R, G]
     if g % 2:
         codes = torch.cat([codes, codes.new_zeros(r, 1)], 1)
@@ -570,7 +574,15 @@ def unpack(vw: VNMWeight) -> torch.Tensor:
 def unpack_parts(values, positions, columns, shape, cfg: VNMConfig) -> torch.Tensor:
     r, k = shape
     g = cfg.groups(k)
-    dense = values.new_zeros(r, g * cfg.m)
+    dense = _bits(values).new_zeros(r, g * cfg.m)  # raw bits, so that NaN payloads survive too
     if values.numel():
-        dense.scatter_(1, _dense_columns(positions, columns, shape, cfg).view(r, -1), values.reshape(r, -1))
-    return dense[:, :k].contiguous()
+        dense.scatter_(1, _dense_columns(positions, columns, shape, cfg).view(r, -1), _bits(values).reshape(r, -1))
+    return dense[:, :k].contiguous().view(values.dtype)
+
+
+_INT_OF_SIZE = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    """The same memory as an integer tensor of the same element size."""
+    return t.view(_INT_OF_SIZE[t.element_size()])

@@ -111,6 +111,8 @@ def load(path: Union[str, os.PathLike], device: Union[str, torch.device] = "cpu"
         raise ValueError(f"load: {str(path)!r}: cannot read tensor data (truncated or damaged file?): {e}") from e
     out: dict = {}
     for name, desc in weights.items():
+        if name in raw:
+            raise ValueError(f"load: {str(path)!r}: {name!r} is both a plain tensor and a VNMWeight")
         try:
             cfg = VNMConfig.parse(desc["cfg"])
             shape = tuple(int(d) for d in desc["shape"])

@@ -6,6 +6,7 @@ Importing this package registers each kernel's layout with the ``vnmsparse::spmm
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import torch
@@ -16,24 +17,35 @@ from . import jit, spmm_mma_sp
 KERNEL_DTYPES = (torch.float16, torch.bfloat16)
 
 ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT] = spmm_mma_sp.spmm_sm80
+ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_BULK] = spmm_mma_sp.spmm_sm90
 
-_warned: set = set()
+@functools.lru_cache(maxsize=None)
+def _best_kernel(device_index: int) -> int:
+    """0: none (reference), 1: cp.async mma.sp kernel, 2: bulk-copy mma.sp kernel (sm_90)."""
+    device = torch.device("cuda", device_index)
+    ok, why = spmm_mma_sp.supported(device)
+    if not ok:
+        warnings.warn(f"vnmsparse: no Sparse Tensor Core kernel on {device} ({why}); using the PyTorch reference")
+        return 0
+    # The bulk-copy kernel is correct on sm_90 but, as of the notes' v2 measurements, slower than
+    # the cp.async one (producer-bound); it stays an explicit path until it wins.
+    return 1
 
 
-def _usable(x: torch.Tensor, vw) -> bool:
-    if x.device.type != "cuda" or vw.dtype not in KERNEL_DTYPES or x.dtype != vw.dtype:
-        return False
-    ok, why = spmm_mma_sp.supported(x.device)
-    if not ok and x.device not in _warned:
-        _warned.add(x.device)
-        warnings.warn(f"vnmsparse: no Sparse Tensor Core kernel on {x.device} ({why}); using the PyTorch reference")
-    return ok
+# torch.compile evaluates this once at trace time instead of tracing the JIT's probing code.
+@torch.compiler.assume_constant_result
+def best_kernel(device_index: int) -> int:
+    return _best_kernel(device_index)
 
 
 def _select(x, vw, bias):
-    if not _usable(x, vw):
+    if x.device.type != "cuda" or vw.dtype not in KERNEL_DTYPES or x.dtype != vw.dtype:
         return None
-    return spmm_mma_sp.LAYOUT, spmm_mma_sp.layout_of(vw)
+    kind = best_kernel(x.device.index if x.device.index is not None else torch.cuda.current_device())
+    if kind == 0:
+        return None
+    bulk = kind == 2
+    return (spmm_mma_sp.LAYOUT_BULK if bulk else spmm_mma_sp.LAYOUT), spmm_mma_sp.layout_of(vw, bulk)
 
 
 ops.OPERAND_SELECTORS.append(_select)
@@ -47,6 +59,9 @@ def spmm_paths(device=None) -> dict:
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device)[0]:
         paths["mma_sp"] = lambda x, vw, bias=None: ops.spmm_op(
             x, *spmm_mma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT)
+    if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device, bulk=True)[0]:
+        paths["mma_sp_bulk"] = lambda x, vw, bias=None: ops.spmm_op(
+            x, *spmm_mma_sp.layout_of(vw, True), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_BULK)
     return paths
 
 
@@ -60,5 +75,8 @@ def available_paths() -> list[tuple[str, bool, str]]:
     for i in range(torch.cuda.device_count()):
         dev = torch.device("cuda", i)
         ok_dev, why_dev = spmm_mma_sp.supported(dev)
-        rows.append((f"mma.sp kernel on {dev} (sm_{''.join(map(str, torch.cuda.get_device_capability(i)))})", ok_dev, why_dev))
+        arch = "".join(map(str, torch.cuda.get_device_capability(i)))
+        rows.append((f"mma.sp kernel, cp.async (sm_80+) on {dev} (sm_{arch})", ok_dev, why_dev))
+        ok_bulk, why_bulk = spmm_mma_sp.supported(dev, bulk=True)
+        rows.append((f"mma.sp kernel, bulk copies (sm_90) on {dev}", ok_bulk, why_bulk))
     return rows

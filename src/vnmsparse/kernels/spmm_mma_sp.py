@@ -17,7 +17,8 @@ from ..ops import spmm_reference  # noqa: F401  (the kernel's reference, importe
 from . import jit
 
 SOURCE = "spmm_mma_sp.cu"
-LAYOUT = "sm80"
+LAYOUT = "sm80"  # cp.async kernel, any GPU with Sparse Tensor Cores
+LAYOUT_BULK = "sm90"  # bulk-copy kernel, Hopper
 KS = 16  # groups per pipeline stage; must match KS in the .cu
 _PAD_CODE_BYTE = 0x44  # two padding groups with code (0, 1): valid ordered metadata
 _IDENTITY_COLUMNS = 0x03020100
@@ -27,26 +28,34 @@ _PARAMS = ("ptr",) * 7 + ("i32",) * 9
 
 @dataclasses.dataclass(frozen=True)
 class TileConfig:
-    """One CTA tile: bm rows (divides V) x bn tokens, warp tile wm x wn, pipeline depth."""
+    """One CTA tile: bm rows (divides V) x bn tokens, warp tile wm x wn, pipeline depth; `bulk`
+    selects the sm_90 kernel (bulk copies from a producer warp) over the cp.async one."""
 
     bm: int
     bn: int
     wm: int
     wn: int
     stages: int
+    bulk: bool = False
 
     @property
     def threads(self) -> int:
-        return (self.bm // self.wm) * (self.bn // self.wn) * 32
+        return (self.bm // self.wm) * (self.bn // self.wn) * 32 + (32 if self.bulk else 0)
 
     @property
-    def smem_bytes(self) -> int:  # mirrors SmemPlan in the .cu
-        stage = (self.bm * 2 * KS + 4 * KS * self.bn) * 2 + self.bm * KS // 2
-        return max(self.stages * stage, self.bn * (self.bm + 8) * 2)
+    def smem_bytes(self) -> int:  # mirrors SmemPlan / BulkPlan in the .cu
+        epilogue = self.bn * (self.bm + 8) * 2
+        if not self.bulk:
+            stage = (self.bm * 2 * KS + 4 * KS * self.bn) * 2 + self.bm * KS // 2
+            return max(self.stages * stage, epilogue)
+        stage = (self.bm * 2 * KS + 4 * KS * (self.bn + 8)) * 2 + self.bm * KS // 2
+        barriers = -(-2 * self.stages * 8 // 128) * 128
+        return barriers + max(self.stages * stage, epilogue)
 
     def name(self, dtype: torch.dtype, has_cols: bool, split: bool) -> str:
         args = (_CTYPE[dtype], self.bm, self.bn, self.wm, self.wn, self.stages, _b(has_cols), _b(split))
-        return "vnm::spmm_mma_sp<" + ", ".join(str(a) for a in args) + ">"
+        kernel = "spmm_mma_sp_bulk" if self.bulk else "spmm_mma_sp"
+        return f"vnm::{kernel}<" + ", ".join(str(a) for a in args) + ">"
 
 
 def _b(flag: bool) -> str:
@@ -55,10 +64,18 @@ def _b(flag: bool) -> str:
 
 # The whole tile space: prefill tiles (bn = 128) and decode tiles (bn <= 64), one per row-tile
 # height. Only these exist; each one is compiled and checked by the tests.
-PREFILL = {128: TileConfig(128, 128, 64, 32, 4), 64: TileConfig(64, 128, 32, 32, 4),
-           32: TileConfig(32, 128, 32, 32, 4), 16: TileConfig(16, 128, 16, 32, 4)}
-DECODE = {(bm, bn): TileConfig(bm, bn, max(16, bm // 4), bn, 6) for bm in (128, 64, 32, 16) for bn in (16, 32, 64)}
-TILES = tuple(PREFILL.values()) + tuple(DECODE.values())
+def _tiles(bulk: bool):
+    prefill_stages, decode_stages = (6, 8) if bulk else (4, 6)
+    prefill = {128: (64, 32), 64: (32, 32), 32: (32, 32), 16: (16, 32)}
+    out = {(bm, 128): TileConfig(bm, 128, wm, wn, prefill_stages, bulk) for bm, (wm, wn) in prefill.items()}
+    for bm in (128, 64, 32, 16):
+        for bn in (16, 32, 64):
+            out[(bm, bn)] = TileConfig(bm, bn, max(16, bm // 4), bn, decode_stages, bulk)
+    return out
+
+
+TILE_TABLE = {False: _tiles(False), True: _tiles(True)}
+TILES = tuple(TILE_TABLE[False].values()) + tuple(TILE_TABLE[True].values())
 
 
 def row_tile(v: int) -> int:
@@ -66,11 +83,9 @@ def row_tile(v: int) -> int:
     return next(bm for bm in (128, 64, 32, 16) if v % bm == 0)
 
 
-def choose_tile(ntok: int, v: int) -> TileConfig:
-    bm = row_tile(v)
-    if ntok > 64:
-        return PREFILL[bm]
-    return DECODE[(bm, 16 if ntok <= 16 else 32 if ntok <= 32 else 64)]
+def choose_tile(ntok: int, v: int, bulk: bool = False) -> TileConfig:
+    bn = 128 if ntok > 64 else 16 if ntok <= 16 else 32 if ntok <= 32 else 64
+    return TILE_TABLE[bulk][(row_tile(v), bn)]
 
 
 def choose_splits(tile: TileConfig, ntok: int, rows: int, steps: int, sms: int) -> int:
@@ -113,8 +128,24 @@ def build_layout(vw: VNMWeight) -> tuple:
     return values, meta, cols
 
 
-def layout_of(vw: VNMWeight) -> tuple:
-    return vw.layout(LAYOUT, build_layout)
+def build_bulk_layout(vw: VNMWeight) -> tuple:
+    """(values_t, meta_t, cols): the sm80 layout regrouped so that each (row tile, stage) A tile and
+    its codes are contiguous, A chunks pre-swizzled as the kernel's ldmatrix reads them."""
+    values, meta, cols = build_layout(vw)
+    r, gp = values.shape[0], values.shape[1]
+    bm, steps = row_tile(vw.cfg.v), gp // KS
+    tiles = -(-r // bm)
+    values = _padded(values.view(r, gp * 2), 0, tiles * bm, 0).view(tiles, bm, steps, 4, 8)
+    rows = torch.arange(bm, device=values.device).view(bm, 1)
+    chunk = torch.arange(4, device=values.device).view(1, 4) ^ ((rows // 2) & 3)  # swizzle<4>, an involution
+    values = torch.gather(values, 3, chunk.view(1, bm, 1, 4, 1).expand_as(values))
+    values_t = values.permute(0, 2, 1, 3, 4).contiguous().view(tiles, steps, bm, 2 * KS)
+    meta = _padded(meta, 0, tiles * bm, _PAD_CODE_BYTE).view(tiles, bm, steps, KS // 2)
+    return values_t, meta.permute(0, 2, 1, 3).contiguous(), cols
+
+
+def layout_of(vw: VNMWeight, bulk: bool = False) -> tuple:
+    return vw.layout(LAYOUT_BULK, build_bulk_layout) if bulk else vw.layout(LAYOUT, build_layout)
 
 
 # --------------------------------------------------------------------------------------------
@@ -147,11 +178,19 @@ def feature_major(x2: torch.Tensor):
     return xt, ldxt, ldxt
 
 
-def spmm_sm80(x, values, meta, cols, bias, out_features, in_features, v, m, *, tile: TileConfig | None = None,
-              splits: int | None = None, out: torch.Tensor | None = None):
-    """Y = x @ W.T (+ bias) with the mma.sp kernel; operands in the "sm80" layout.
+def spmm_sm80(x, values, meta, cols, bias, out_features, in_features, v, m, **kw):
+    """Y = x @ W.T (+ bias) with the cp.async mma.sp kernel; operands in the "sm80" layout."""
+    return _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, bulk=False, **kw)
 
-    ``tile``, ``splits`` and ``out`` (a contiguous [T, R] buffer) exist for tests and tuning."""
+
+def spmm_sm90(x, values, meta, cols, bias, out_features, in_features, v, m, **kw):
+    """Y = x @ W.T (+ bias) with the bulk-copy mma.sp kernel (sm_90); operands in the "sm90" layout."""
+    return _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, bulk=True, **kw)
+
+
+def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk: bool,
+          tile: TileConfig | None = None, splits: int | None = None, out: torch.Tensor | None = None):
+    """``tile``, ``splits`` and ``out`` (a contiguous [T, R] buffer) exist for tests and tuning."""
     k, r = in_features, out_features
     lead = x.shape[:-1]
     x2 = x.reshape(-1, k)
@@ -163,8 +202,10 @@ def spmm_sm80(x, values, meta, cols, bias, out_features, in_features, v, m, *, t
         return (y.zero_() if bias is None else y.copy_(bias.expand(ntok, r))).view(*lead, r)
     bias = None if bias is None else bias.contiguous()
     xt, ldx, ntok_load = feature_major(x2)
-    tile = tile or choose_tile(ntok, v)
-    gp = values.shape[1]
+    tile = tile or choose_tile(ntok, v, bulk)
+    if tile.bulk != bulk or (bulk and tile.bm != row_tile(v)):
+        raise ValueError(f"tile {tile} does not fit the {'sm90' if bulk else 'sm80'} layout of v={v}")
+    gp = values.shape[1] * KS if bulk else values.shape[1]
     steps = gp // KS
     if splits is None:
         splits = choose_splits(tile, ntok, r, steps, _sms(x.device.index or 0))
@@ -192,8 +233,10 @@ def name_expressions(dtype: torch.dtype) -> list[str]:
     return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::splitk_reduce<{_CTYPE[dtype]}>"]
 
 
-def supported(device: torch.device) -> tuple[bool, str]:
+def supported(device: torch.device, bulk: bool = False) -> tuple[bool, str]:
     major, minor = torch.cuda.get_device_capability(device)
     if major < 8:
         return False, f"sm_{major}{minor} has no Sparse Tensor Cores (needs sm_80+)"
+    if bulk and (major, minor) != (9, 0):
+        return False, f"the bulk-copy kernel is built for sm_90a, this GPU is sm_{major}{minor}"
     return jit.available()

@@ -51,6 +51,101 @@ struct SmemPlan {
   static constexpr int BYTES = PIPE > EPI ? PIPE : EPI;
 };
 
+// One pipeline stage of math for one warp: 2 k-steps of mma.sp over its WM x WN tile.
+// A (compressed values) rows are 2*KS values with the 4-chunk swizzle; B rows are BPITCH elements
+// apart, chunk-swizzled when BSWIZZLE (cp.async path) or padded (bulk-copy path).
+template <typename T, int WM, int WN, int BN, int BPITCH, bool BSWIZZLE>
+__device__ __forceinline__ void mma_stage(float (&acc)[WM / 16][WN / 8][4], const T* a, const T* b, const u8* me,
+                                          int wm, int wn, int lane) {
+  constexpr int MT = WM / 16, NTILES = WN / 8;
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+    u32 af[MT][4], ef[MT];
+#pragma unroll
+    for (int mi = 0; mi < MT; ++mi) {
+      const int r = wm * WM + mi * 16 + (lane & 15);
+      ldmatrix_x4(af[mi], a + r * 2 * KS + swizzle<4>(r, 2 * s + (lane >> 4)) * 8);
+      // Selector 0: lanes with tig 0 and 1 supply the metadata of k 0-15 and 16-31; the low half
+      // of the word is row gid, the high half row gid + 8.
+      const int rr = wm * WM + mi * 16 + (lane >> 2);
+      const int off = 4 * s + 2 * (lane & 1);
+      const u32 lo = *reinterpret_cast<const u16*>(me + rr * (KS / 2) + off);
+      const u32 hi = *reinterpret_cast<const u16*>(me + (rr + 8) * (KS / 2) + off);
+      ef[mi] = lo | (hi << 16);
+    }
+#pragma unroll
+    for (int ni = 0; ni < NTILES; ++ni) {
+      u32 bf[4];
+      const int kr = 32 * s + lane;
+      const int c = (wn * WN + ni * 8) / 8;
+      ldmatrix_x4_trans(bf, b + kr * BPITCH + (BSWIZZLE ? swizzle<BN / 8>(kr, c) : c) * 8);
+#pragma unroll
+      for (int mi = 0; mi < MT; ++mi) MmaSp<T>::run(acc[mi][ni], af[mi], bf, ef[mi]);
+    }
+  }
+}
+
+// Write the accumulators: fp32 partial sums (split-K), or bias + one rounding, staged through
+// shared memory as [BN tokens][BM rows] so that rows of Y[t, :] leave in 16-byte stores.
+// `sync` orders the staging among the threads that run the epilogue.
+template <typename T, int BM, int BN, int WM, int WN, int NT, bool SPLIT, typename Sync>
+__device__ __forceinline__ void epilogue(const float (&acc)[WM / 16][WN / 8][4], unsigned char* smem, const T* bias,
+                                         T* y, float* partial, int row0, int tok0, int R, int ntok, int wm, int wn,
+                                         int tid, Sync sync) {
+  constexpr int MT = WM / 16, NTILES = WN / 8, C_PITCH = BM + 8;
+  const int lane = tid & 31, gid = lane >> 2, tig = lane & 3;
+  if (SPLIT) {
+#pragma unroll
+    for (int mi = 0; mi < MT; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < NTILES; ++ni)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int r = row0 + wm * WM + mi * 16 + gid + (e >= 2 ? 8 : 0);
+          const int t = tok0 + wn * WN + ni * 8 + 2 * tig + (e & 1);
+          if (r < R && t < ntok) partial[(static_cast<size_t>(blockIdx.z) * ntok + t) * R + r] = acc[mi][ni][e];
+        }
+    return;
+  }
+  T* sC = reinterpret_cast<T*>(smem);
+#pragma unroll
+  for (int mi = 0; mi < MT; ++mi) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = wm * WM + mi * 16 + gid + 8 * h;
+      const float bv = (bias != nullptr && row0 + r < R) ? Elem<T>::to_float(bias[row0 + r]) : 0.f;
+#pragma unroll
+      for (int ni = 0; ni < NTILES; ++ni)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int t = wn * WN + ni * 8 + 2 * tig + e;
+          sC[t * C_PITCH + r] = Elem<T>::from_float(acc[mi][ni][2 * h + e] + bv);
+        }
+    }
+  }
+  sync();
+  if ((R & 7) == 0) {
+#pragma unroll
+    for (int i = tid; i < BN * (BM / 8); i += NT) {
+      const int t = i / (BM / 8), c = i % (BM / 8);
+      const int gt = tok0 + t, gr = row0 + c * 8;
+      if (gt < ntok && gr < R)
+        *reinterpret_cast<uint4*>(y + static_cast<size_t>(gt) * R + gr) =
+            *reinterpret_cast<const uint4*>(sC + t * C_PITCH + c * 8);
+    }
+  } else {
+    for (int i = tid; i < BN * BM; i += NT) {
+      const int t = i / BM, r = i % BM;
+      const int gt = tok0 + t, gr = row0 + r;
+      if (gt < ntok && gr < R) y[static_cast<size_t>(gt) * R + gr] = sC[t * C_PITCH + r];
+    }
+  }
+}
+
+struct BlockSync {
+  __device__ void operator()() const { __syncthreads(); }
+};
+
 // Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
 // Without SPLIT the CTA writes y (bias fused); with SPLIT it writes fp32 partial sums
 // partial[z][t][r] and splitk_reduce finishes.
@@ -65,8 +160,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   constexpr int MT = WM / 16, NTILES = WN / 8;
   constexpr int A_CPR = 2 * KS * 2 / 16;  // 16-byte chunks per A row per stage
   constexpr int B_CPR = BN / 8;
-  constexpr int B_COPIES = KROWS * B_CPR;
-  constexpr int B_ITERS = (B_COPIES + NT - 1) / NT;
+  // B copies: TPR threads per gathered row, each copying CPT consecutive 16-byte chunks, so the
+  // row's address is computed once per CPT copies (the loop is issue-bound on Hopper otherwise).
+  constexpr int TPR = (NT / KROWS) < 1 ? 1 : ((NT / KROWS) > B_CPR ? B_CPR : (NT / KROWS));
+  constexpr int CPT = B_CPR / TPR;
+  constexpr int B_TASKS = KROWS * TPR;
+  constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
   using Plan = SmemPlan<BM, BN, STAGES>;
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
   static_assert(A_CPR == 4, "the A swizzle assumes 4 chunks per row");
@@ -91,8 +190,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
     for (int j = 0; j < B_ITERS; ++j) {
       const int i = tid + j * NT;
-      const int g = step * KS + (i / B_CPR) / 4;
-      colw[j] = (HAS_COLS && i < B_COPIES && step < kend) ? __ldg(colrow + g) : IDENTITY_COLUMNS;
+      const int g = step * KS + (i / TPR) / 4;
+      colw[j] = (HAS_COLS && i < B_TASKS && step < kend) ? __ldg(colrow + g) : IDENTITY_COLUMNS;
     }
   };
 
@@ -116,13 +215,16 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
     for (int j = 0; j < B_ITERS; ++j) {
       const int i = tid + j * NT;
-      if (i < B_COPIES) {
-        const int kr = i / B_CPR, c = i % B_CPR;
+      if (i < B_TASKS) {
+        const int kr = i / TPR, c0 = (i % TPR) * CPT;
         const int k = (g0 + kr / 4) * m + static_cast<int>((colw[j] >> (8 * (kr & 3))) & 0xffu);
-        const int t = tok0 + c * 8;
-        const bool ok = k < K && t < ntok_load;
-        const T* src = xt + (ok ? static_cast<size_t>(k) * ldx + t : 0);
-        cp_async16(b + kr * BN + swizzle<B_CPR>(kr, c) * 8, src, ok);
+        const bool ok_k = k < K;
+        const T* src = xt + (ok_k ? static_cast<size_t>(k) * ldx + tok0 + c0 * 8 : 0);
+#pragma unroll
+        for (int c = 0; c < CPT; ++c) {
+          const bool ok = ok_k && tok0 + (c0 + c) * 8 < ntok_load;
+          cp_async16(b + kr * BN + swizzle<B_CPR>(kr, c0 + c) * 8, ok ? src + c * 8 : xt, ok);
+        }
       }
     }
   };
@@ -134,36 +236,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     for (int j = 0; j < NTILES; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
-
-  auto compute_stage = [&](int buf) {
-    const T* a = sA + buf * Plan::A;
-    const T* b = sB + buf * Plan::B;
-    const u8* me = sM + buf * Plan::M;
-#pragma unroll
-    for (int s = 0; s < 2; ++s) {
-      u32 af[MT][4], ef[MT];
-#pragma unroll
-      for (int mi = 0; mi < MT; ++mi) {
-        const int r = wm * WM + mi * 16 + (lane & 15);
-        ldmatrix_x4(af[mi], a + r * 2 * KS + swizzle<A_CPR>(r, 2 * s + (lane >> 4)) * 8);
-        // Selector 0: lanes with tig 0 and 1 supply the metadata of k 0-15 and 16-31; the low
-        // half of the word is row gid, the high half row gid + 8.
-        const int rr = wm * WM + mi * 16 + (lane >> 2);
-        const int off = 4 * s + 2 * (lane & 1);
-        const u32 lo = *reinterpret_cast<const u16*>(me + rr * (KS / 2) + off);
-        const u32 hi = *reinterpret_cast<const u16*>(me + (rr + 8) * (KS / 2) + off);
-        ef[mi] = lo | (hi << 16);
-      }
-#pragma unroll
-      for (int ni = 0; ni < NTILES; ++ni) {
-        u32 bf[4];
-        const int kr = 32 * s + lane;
-        ldmatrix_x4_trans(bf, b + kr * BN + swizzle<B_CPR>(kr, (wn * WN + ni * 8) / 8) * 8);
-#pragma unroll
-        for (int mi = 0; mi < MT; ++mi) MmaSp<T>::run(acc[mi][ni], af[mi], bf, ef[mi]);
-      }
-    }
-  };
 
   // Multistage cp.async pipeline: STAGES-1 stages in flight while one is consumed.
   fetch_columns(kbeg);
@@ -184,62 +256,150 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       fetch_columns(next + 1);
     }
     cp_async_commit();
-    compute_stage((step - kbeg) % STAGES);
+    const int buf = (step - kbeg) % STAGES;
+    mma_stage<T, WM, WN, BN, BN, true>(acc, sA + buf * Plan::A, sB + buf * Plan::B, sM + buf * Plan::M, wm, wn, lane);
   }
   cp_async_wait<0>();
   __syncthreads();
 
-  const int gid = lane >> 2, tig = lane & 3;
-  if (SPLIT) {
+  epilogue<T, BM, BN, WM, WN, NT, SPLIT>(acc, smem, bias, y, partial, row0, tok0, R, ntok, wm, wn, tid, BlockSync{});
+}
+
+// ------------------------------------------------------------------------------------------------
+// sm_90: the same math fed by bulk copies (cp.async.bulk, one instruction per gathered row segment)
+// from a producer warp through an mbarrier ring. On Hopper, 16-byte cp.async costs more issue
+// slots than the Sparse Tensor Cores leave free (ncu: issue-bound at IPC 2.5); a bulk copy moves a
+// whole BN-token row of X^T, and A / metadata arrive as one pre-swizzled tile each.
+//
+// "sm90" layout (derived from the canonical storage, row tile BM):
+//   values_t [ceil(R/BM), Gp/KS, BM, 2*KS]  each stage's A tile contiguous, chunks pre-swizzled
+//   meta_t   [ceil(R/BM), Gp/KS, BM, KS/2]  each stage's codes contiguous
+//   cols     [RB, Gp]                       as in the sm80 layout
+template <int BM, int BN, int STAGES>
+struct BulkPlan {
+  static constexpr int B_PITCH = BN + 8;  // elements: a 16-byte pad makes ldmatrix.trans conflict-free
+  static constexpr int A = BM * 2 * KS;   // elements
+  static constexpr int B = KROWS * B_PITCH;
+  static constexpr int M = BM * KS / 2;   // bytes
+  static constexpr int STAGE = (A + B) * 2 + M;
+  static constexpr int BARS = ((2 * STAGES * 8 + 127) / 128) * 128;
+  static constexpr int EPI = BN * (BM + 8) * 2;
+  static constexpr int BYTES = BARS + (STAGES * STAGE > EPI ? STAGES * STAGE : EPI);
+  static_assert(STAGE % 16 == 0, "stages must keep 16-byte alignment");
+};
+
+template <int NC>
+struct ConsumerSync {
+  __device__ void operator()() const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    named_barrier_sync(1, NC);
+#endif
+  }
+};
+
+template <typename T, int BM, int BN, int WM, int WN, int STAGES, bool HAS_COLS, bool SPLIT>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + 32)
+    spmm_mma_sp_bulk(const T* __restrict__ values_t, const u8* __restrict__ meta_t, const u32* __restrict__ cols,
+                     const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
+                     float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
+                     int v, int steps_per_split) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int NC = (BM / WM) * (BN / WN) * 32;  // consumer threads; one producer warp follows
+  constexpr int WARPS_N = BN / WN;
+  using Plan = BulkPlan<BM, BN, STAGES>;
+  extern __shared__ __align__(128) unsigned char smem[];
+  u64* full = reinterpret_cast<u64*>(smem);
+  u64* empty = full + STAGES;
+  unsigned char* stages = smem + Plan::BARS;
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int row0 = blockIdx.x * BM, tok0 = blockIdx.y * BN;
+  const int total_steps = Gp / KS;
+  const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
+  const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
+
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&full[s], 32);        // every producer lane arrives (its zero-fills are released)
+      mbar_init(&empty[s], NC / 32);  // one arrival per consumer warp
+    }
+    mbar_init_fence();
+  }
+  __syncthreads();
+
+  if (warp == NC / 32) {
+    // Producer warp: lane j gathers rows j and j + 32 of each stage's 64-row B tile.
+    const u32 a_bytes = Plan::A * 2, m_bytes = Plan::M;
+    const int tile_bytes = max(0, min(BN, ntok_load - tok0)) * 2;
+    const T* a_src = values_t + static_cast<size_t>(blockIdx.x) * total_steps * Plan::A;
+    const u8* m_src = meta_t + static_cast<size_t>(blockIdx.x) * total_steps * Plan::M;
+    const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp : nullptr;
+    // Column words one stage ahead, so their load latency hides behind the wait for a free slot.
+    auto columns_of = [&](int step, int j) -> u32 {
+      return (HAS_COLS && step < kend) ? __ldg(colrow + step * KS + (lane + 32 * j) / 4) : IDENTITY_COLUMNS;
+    };
+    u32 wcur[2] = {columns_of(kbeg, 0), columns_of(kbeg, 1)};
+    for (int step = kbeg, it = 0; step < kend; ++step, ++it) {
+      const int s = it % STAGES;
+      const u32 wnext[2] = {columns_of(step + 1, 0), columns_of(step + 1, 1)};
+      if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
+      T* sa = reinterpret_cast<T*>(stages + s * Plan::STAGE);
+      T* sb = sa + Plan::A;
+      u8* sm = reinterpret_cast<u8*>(sb + Plan::B);
+      int krow[2];
+      u32 mine = 0;
 #pragma unroll
-    for (int mi = 0; mi < MT; ++mi)
+      for (int j = 0; j < 2; ++j) {
+        const int kr = lane + 32 * j;
+        krow[j] = (step * KS + kr / 4) * m + static_cast<int>((wcur[j] >> (8 * (kr & 3))) & 0xffu);
+        if (krow[j] < K) {
+          mine += tile_bytes;
+        } else {  // past K: zeros, since stale NaNs times zero weights would poison real outputs
+          uint4* row = reinterpret_cast<uint4*>(sb + kr * Plan::B_PITCH);
 #pragma unroll
-      for (int ni = 0; ni < NTILES; ++ni)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int r = row0 + wm * WM + mi * 16 + gid + (e >= 2 ? 8 : 0);
-          const int t = tok0 + wn * WN + ni * 8 + 2 * tig + (e & 1);
-          if (r < R && t < ntok)
-            partial[(static_cast<size_t>(blockIdx.z) * ntok + t) * R + r] = acc[mi][ni][e];
+          for (int c = 0; c < BN / 8; ++c) row[c] = make_uint4(0, 0, 0, 0);
         }
+      }
+      const u32 total = __reduce_add_sync(0xffffffffu, mine);
+      if (lane == 0)
+        mbar_arrive_expect_tx(&full[s], total + a_bytes + m_bytes);
+      else
+        mbar_arrive(&full[s]);
+      if (lane == 0) {
+        bulk_copy(sa, a_src + static_cast<size_t>(step) * Plan::A, a_bytes, &full[s]);
+        bulk_copy(sm, m_src + static_cast<size_t>(step) * Plan::M, m_bytes, &full[s]);
+      }
+#pragma unroll
+      for (int j = 0; j < 2; ++j)
+        if (krow[j] < K && tile_bytes > 0)
+          bulk_copy(sb + (lane + 32 * j) * Plan::B_PITCH, xt + static_cast<size_t>(krow[j]) * ldx + tok0,
+                    tile_bytes, &full[s]);
+      wcur[0] = wnext[0];
+      wcur[1] = wnext[1];
+    }
     return;
   }
 
-  // Epilogue: bias in fp32, one rounding, then through shared memory as [BN tokens][BM rows] so
-  // that rows of Y[t, :] leave in 16-byte stores.
-  T* sC = reinterpret_cast<T*>(smem);
+  const int wm = warp / WARPS_N, wn = warp % WARPS_N;
+  float acc[WM / 16][WN / 8][4];
 #pragma unroll
-  for (int mi = 0; mi < MT; ++mi) {
+  for (int i = 0; i < WM / 16; ++i)
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int r = wm * WM + mi * 16 + gid + 8 * h;
-      const float bv = (bias != nullptr && row0 + r < R) ? Elem<T>::to_float(bias[row0 + r]) : 0.f;
+    for (int j = 0; j < WN / 8; ++j)
 #pragma unroll
-      for (int ni = 0; ni < NTILES; ++ni)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int t = wn * WN + ni * 8 + 2 * tig + e;
-          sC[t * Plan::C_PITCH + r] = Elem<T>::from_float(acc[mi][ni][2 * h + e] + bv);
-        }
-    }
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+  for (int step = kbeg, it = 0; step < kend; ++step, ++it) {
+    const int s = it % STAGES;
+    mbar_wait(&full[s], (it / STAGES) & 1);
+    const T* sa = reinterpret_cast<const T*>(stages + s * Plan::STAGE);
+    mma_stage<T, WM, WN, BN, Plan::B_PITCH, false>(acc, sa, sa + Plan::A,
+                                                   reinterpret_cast<const u8*>(sa + Plan::A + Plan::B), wm, wn, lane);
+    __syncwarp();
+    if (lane == 0) mbar_arrive(&empty[s]);
   }
-  __syncthreads();
-  if ((R & 7) == 0) {
-#pragma unroll
-    for (int i = tid; i < BN * (BM / 8); i += NT) {
-      const int t = i / (BM / 8), c = i % (BM / 8);
-      const int gt = tok0 + t, gr = row0 + c * 8;
-      if (gt < ntok && gr < R)
-        *reinterpret_cast<uint4*>(y + static_cast<size_t>(gt) * R + gr) =
-            *reinterpret_cast<const uint4*>(sC + t * Plan::C_PITCH + c * 8);
-    }
-  } else {
-    for (int i = tid; i < BN * BM; i += NT) {
-      const int t = i / BM, r = i % BM;
-      const int gt = tok0 + t, gr = row0 + r;
-      if (gt < ntok && gr < R) y[static_cast<size_t>(gt) * R + gr] = sC[t * Plan::C_PITCH + r];
-    }
-  }
+  epilogue<T, BM, BN, WM, WN, NC, SPLIT>(acc, stages, bias, y, partial, row0, tok0, R, ntok, wm, wn, tid,
+                                         ConsumerSync<NC>{});
+#endif
 }
 
 // y[t, r] = sum_z partial[z, t, r] + bias[r], in a fixed order (deterministic).

@@ -1,0 +1,142 @@
+"""Tests of the ``vnmsparse`` command (run in-process through vnmsparse.cli.main) and of the
+README's promise that CI runs exactly the documented test command."""
+
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from vnmsparse import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+SUBCOMMANDS = ("env", "check", "cache", "bench")
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def test_help_lists_subcommands(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: vnmsparse")
+    for sub in SUBCOMMANDS:
+        assert re.search(rf"^\s+{sub}\s", out, re.M), f"{sub} missing from --help:\n{out}"
+
+
+def test_no_arguments_prints_help(capsys):
+    code, out = run(capsys)
+    assert code == 0 and "usage: vnmsparse" in out and "check" in out
+
+
+def test_check_help(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["check", "--help"])
+    assert e.value.code == 0
+    assert "--vnm" in capsys.readouterr().out
+
+
+def test_env(capsys):
+    import torch
+
+    import vnmsparse
+
+    code, out = run(capsys, "env")
+    assert code == 0
+    assert f"vnmsparse {vnmsparse.__version__}" in out
+    assert "torch" in out and torch.__version__ in out
+    assert "compute paths:" in out and "[x] reference (PyTorch, any device)" in out
+    if not torch.cuda.is_available():
+        assert "no CUDA device" in out
+
+
+def test_check_default(capsys):
+    code, out = run(capsys, "check")
+    assert code == 0, out
+    assert out.rstrip().endswith("OK")
+    assert "save/load/unpack bitwise exact: True" in out
+    assert "weight 1000x1000 64:2:8" in out
+
+
+@pytest.mark.parametrize("argv", [["--vnm", "2:4"], ["--vnm", "16:2:13", "--rows", "33", "--cols", "29", "--tokens", "1"]])
+def test_check_patterns(capsys, argv):
+    code, out = run(capsys, "check", *argv)
+    assert code == 0, out
+    assert out.rstrip().endswith("OK")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--vnm", "64:2:3"], "m >= 4"),
+        (["--vnm", "8:2:8"], "multiple of 16"),
+        (["--vnm", "64:2"], "three fields"),
+        (["--rows", "0"], "positive integer"),
+        (["--cols", "-3"], "positive integer"),
+        (["--tokens", "x"], "invalid"),
+    ],
+)
+def test_check_bad_arguments_are_usage_errors(capsys, argv, message):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["check", *argv])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage: vnmsparse check" in err and message in err, err
+
+
+def test_unknown_arguments_exit_2(capsys):
+    for argv in (["nope"], ["env", "--bogus"], ["check", "--rows", "x"]):
+        with pytest.raises(SystemExit) as e:
+            cli.main(argv)
+        assert e.value.code == 2, argv
+    capsys.readouterr()
+
+
+def test_console_script_entry_point():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert project["project"]["scripts"]["vnmsparse"] == "vnmsparse.cli:main"
+
+
+def test_module_runs_as_script():
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-m", "vnmsparse.cli", "--help"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "usage: vnmsparse" in out.stdout
+
+
+# ------------------------------------------------------------------------------ CI == README
+
+
+def readme_test_command() -> str:
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```(?:bash|sh|console)?\n(.*?)```", readme, re.S)
+    commands = [line.strip() for b in blocks for line in b.splitlines() if "pytest" in line]
+    assert len(commands) == 1, f"expected one test command in README.md, found {commands}"
+    return commands[0]
+
+
+def ci_test_command() -> str:
+    lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    commands = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    commands = [c for c in commands if not c.startswith(("set ", "cd "))]
+    assert len(commands) == 1, f"expected one command in .ci/run besides set/cd, found {commands}"
+    return commands[0]
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    readme, ci = readme_test_command(), ci_test_command()
+    assert shlex.split(ci) == shlex.split(readme), f"\nREADME: {readme}\n.ci/run: {ci}"
+
+
+def test_ci_script_runs_from_repository_root():
+    text = (ROOT / ".ci" / "run").read_text()
+    assert text.startswith("#!/usr/bin/env bash")
+    assert "set -euo pipefail" in text and 'cd "$(dirname "$0")/.."' in text
