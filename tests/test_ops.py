@@ -248,7 +248,6 @@ def test_backward_empty_weight_without_bias():
     assert torch.equal(x.grad, torch.zeros(3, 10))
 
 
-@pytest.mark.xfail(reason="ops.py bug (reported): backward reshapes grad_y to (-1, 0) when R == 0 and a bias is given", strict=True)
 def test_backward_empty_weight_with_bias():
     vw = vs.pack(torch.zeros(0, 10), "16:2:8")
     x = torch.randn(3, 10, requires_grad=True)

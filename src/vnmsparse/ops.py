@@ -18,6 +18,9 @@ from .format import VNMWeight, unpack_parts
 # Kernel implementations register here: layout name -> fn(x, values, positions, columns, bias,
 # out_features, in_features, v, m) for CUDA tensors. The CUDA kernel of the op dispatches on it.
 CUDA_LAYOUTS: dict[str, Callable] = {}
+# ... and how to get the canonical parts back from their layout (for backward):
+# layout name -> fn(values, positions, columns, shape, cfg) -> (values, positions, columns).
+LAYOUT_DECODERS: dict[str, Callable] = {}
 
 
 def spmm_reference(x, values, positions, columns, bias, out_features, in_features, v, m):
@@ -75,12 +78,13 @@ def _spmm_backward(ctx, grad_y):
     # The weight is frozen: gradients flow to x (and bias) only, through the dense reference.
     values, positions, columns = ctx.saved_tensors
     out_features, in_features, v, m, layout, x_dtype, has_bias = ctx.meta
+    shape, cfg = (out_features, in_features), VNMConfig(v, 2, m)
     if layout != "canonical":
-        raise RuntimeError("vnmsparse::spmm backward needs the canonical layout")
-    w = unpack_parts(values, positions, columns, (out_features, in_features), VNMConfig(v, 2, m))
+        values, positions, columns = LAYOUT_DECODERS[layout](values, positions, columns, shape, cfg)
+    w = unpack_parts(values, positions, columns, shape, cfg)
     acc = torch.float64 if x_dtype == torch.float64 else torch.float32
     grad_x = torch.matmul(grad_y.to(acc), w.to(acc)).to(x_dtype)
-    grad_bias = grad_y.reshape(-1, out_features).sum(0) if has_bias else None
+    grad_bias = grad_y.sum(tuple(range(grad_y.dim() - 1))) if has_bias else None
     return grad_x, None, None, None, grad_bias, None, None, None, None, None
 
 

@@ -18,6 +18,8 @@ KERNEL_DTYPES = (torch.float16, torch.bfloat16)
 
 ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT] = spmm_mma_sp.spmm_sm80
 ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_BULK] = spmm_mma_sp.spmm_sm90
+ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT] = spmm_mma_sp.canonical_from_layout
+ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_BULK] = functools.partial(spmm_mma_sp.canonical_from_layout, bulk=True)
 
 @functools.lru_cache(maxsize=None)
 def _best_kernel(device_index: int) -> int:
@@ -39,8 +41,8 @@ def best_kernel(device_index: int) -> int:
 
 
 def _select(x, vw, bias):
-    if x.device.type != "cuda" or vw.dtype not in KERNEL_DTYPES or x.dtype != vw.dtype:
-        return None
+    if x.device.type != "cuda" or vw.dtype not in KERNEL_DTYPES or x.dtype != vw.dtype or vw.cfg.m > 256:
+        return None  # the kernels keep column offsets in bytes: m <= 256
     kind = best_kernel(x.device.index if x.device.index is not None else torch.cuda.current_device())
     if kind == 0:
         return None

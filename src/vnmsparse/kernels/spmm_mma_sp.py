@@ -66,8 +66,9 @@ def _b(flag: bool) -> str:
 # height. Only these exist; each one is compiled and checked by the tests.
 def _tiles(bulk: bool):
     prefill_stages, decode_stages = (6, 8) if bulk else (4, 6)
-    prefill = {128: (64, 32), 64: (32, 32), 32: (32, 32), 16: (16, 32)}
-    out = {(bm, 128): TileConfig(bm, 128, wm, wn, prefill_stages, bulk) for bm, (wm, wn) in prefill.items()}
+    # Prefill tiles (T > 64), from the tile sweep in NOTES.md: bm x bn, warp tile wm x wn.
+    prefill = {128: (64, 64, 32), 64: (128, 32, 32), 32: (128, 32, 32), 16: (128, 16, 32)}
+    out = {(bm, "prefill"): TileConfig(bm, bn, wm, wn, prefill_stages, bulk) for bm, (bn, wm, wn) in prefill.items()}
     for bm in (128, 64, 32, 16):
         for bn in (16, 32, 64):
             out[(bm, bn)] = TileConfig(bm, bn, max(16, bm // 4), bn, decode_stages, bulk)
@@ -84,8 +85,8 @@ def row_tile(v: int) -> int:
 
 
 def choose_tile(ntok: int, v: int, bulk: bool = False) -> TileConfig:
-    bn = 128 if ntok > 64 else 16 if ntok <= 16 else 32 if ntok <= 32 else 64
-    return TILE_TABLE[bulk][(row_tile(v), bn)]
+    regime = "prefill" if ntok > 64 else 16 if ntok <= 16 else 32 if ntok <= 32 else 64
+    return TILE_TABLE[bulk][(row_tile(v), regime)]
 
 
 def choose_splits(tile: TileConfig, ntok: int, rows: int, steps: int, sms: int) -> int:
@@ -142,6 +143,29 @@ def build_bulk_layout(vw: VNMWeight) -> tuple:
     values_t = values.permute(0, 2, 1, 3, 4).contiguous().view(tiles, steps, bm, 2 * KS)
     meta = _padded(meta, 0, tiles * bm, _PAD_CODE_BYTE).view(tiles, bm, steps, KS // 2)
     return values_t, meta.permute(0, 2, 1, 3).contiguous(), cols
+
+
+def _unswizzle_tiles(values_t: torch.Tensor) -> torch.Tensor:
+    tiles, steps, bm, _ = values_t.shape
+    v = values_t.view(tiles, steps, bm, 4, 8).permute(0, 2, 1, 3, 4)
+    rows = torch.arange(bm, device=v.device).view(bm, 1)
+    chunk = torch.arange(4, device=v.device).view(1, 4) ^ ((rows // 2) & 3)
+    return torch.gather(v, 3, chunk.view(1, bm, 1, 4, 1).expand_as(v)).reshape(tiles * bm, steps * 2 * KS)
+
+
+def canonical_from_layout(values, meta, cols, shape, cfg: VNMConfig, bulk: bool = False) -> tuple:
+    """The canonical (values, positions, columns) back from a kernel layout (for backward)."""
+    r, k = shape
+    g = cfg.groups(k)
+    if bulk:
+        gp = values.shape[1] * KS
+        values = _unswizzle_tiles(values)[:r].view(r, gp, 2)
+        meta = meta.permute(0, 2, 1, 3).reshape(-1, gp // 2)[:r]
+    positions = meta[:, : -(-g // 2)].clone()
+    if g % 2:
+        positions[:, -1] &= 0x0F
+    columns = None if cols is None else cols[:, :g].contiguous().view(torch.uint8).view(-1, g, 4)
+    return values[:, :g].contiguous(), positions, columns
 
 
 def layout_of(vw: VNMWeight, bulk: bool = False) -> tuple:

@@ -212,35 +212,37 @@ def _first_input(args, kwargs) -> torch.Tensor:
     return args[0] if args else next(iter(kwargs.values()))
 
 
-def _next_group(model, batch, remaining, forward_fn):
-    """Names of the next layers to prune: the first remaining layer reached in forward order and
-    the remaining layers called right after it on the very same input tensor (q/k/v, gate/up),
-    which are independent of each other and can be pruned together."""
-    group, key, held = [], None, []
+def _layer_groups(model, batch, layers, forward_fn):
+    """The layers in forward order, grouped: consecutive calls on the very same input tensor
+    (q/k/v, gate/up) form one group, pruned together since none feeds another. One forward pass
+    on one batch; the graph does not change when weights are pruned, so neither do the groups.
+    Layers called again later (shared modules) keep their first place."""
+    groups, key, held = [], None, None
+    seen = set()
 
     def hook(name):
         def fn(module, args, kwargs):
+            nonlocal key, held
+            if name in seen:
+                return
+            seen.add(name)
             x = _first_input(args, kwargs)
             k = (x.data_ptr(), tuple(x.shape), x.stride())
-            nonlocal key
-            if key is None:
-                key = k
-                held.append(x)  # keeps the address from being reused by a different tensor
-            if k != key or name in group:
-                raise _Stop
-            group.append(name)
+            if k != key:
+                groups.append([])
+                # Holding the group's input keeps its address from being reused by a later tensor.
+                key, held = k, x
+            groups[-1].append(name)
 
         return fn
 
-    handles = [m.register_forward_pre_hook(hook(n), with_kwargs=True) for n, m in remaining.items()]
+    handles = [m.register_forward_pre_hook(hook(n), with_kwargs=True) for n, m in layers.items()]
     try:
         call_model(model, batch, forward_fn)
-    except _Stop:
-        pass
     finally:
         for h in handles:
             h.remove()
-    return group
+    return groups
 
 
 def _collect_hessians(model, batches, modules, forward_fn):
@@ -325,25 +327,20 @@ def oneshot(
     bar = tqdm(total=len(layers), desc=f"oneshot {method} {pattern}", disable=not progress, leave=False)
     try:
         with torch.no_grad():
-            remaining = dict(layers)
             if not batches:
-                for name, module in remaining.items():
+                for name, module in layers.items():
                     prune_layer(name, module, None)
                     bar.update()
-                remaining = {}
-            while remaining:
-                group = _next_group(model, batches[0], remaining, forward_fn)
-                if not group:
-                    for name, module in remaining.items():
-                        report.layers.append(LayerReport(name, tuple(weight_matrix(module).shape), "skipped", reason="not called during calibration"))
-                    break
-                hess = _collect_hessians(model, batches, {n: remaining[n] for n in group}, forward_fn)
+            groups = _layer_groups(model, batches[0], layers, forward_fn) if batches else []
+            for name in set(layers) - {n for g in groups for n in g}:
+                report.layers.append(LayerReport(name, tuple(weight_matrix(layers[name]).shape), "skipped", reason="not called during calibration"))
+            for group in groups:
+                hess = _collect_hessians(model, batches, {n: layers[n] for n in group}, forward_fn)
                 for name in group:
-                    module = remaining.pop(name)
                     if name in hess:
-                        prune_layer(name, module, hess[name])
+                        prune_layer(name, layers[name], hess[name])
                     else:  # reached on the first batch only: a data-dependent path
-                        report.layers.append(LayerReport(name, tuple(weight_matrix(module).shape), "skipped", reason="no calibration inputs"))
+                        report.layers.append(LayerReport(name, tuple(weight_matrix(layers[name]).shape), "skipped", reason="no calibration inputs"))
                     bar.update()
                 del hess
     finally:

@@ -63,15 +63,16 @@ def sequential_obs(weight: torch.Tensor, hessian: torch.Tensor, pattern, *, bloc
         w1, u1 = w[:, i1:i2].clone(), u[i1:i2, i1:i2]
         d = torch.diag(u1)
         err = torch.zeros_like(w1)
-        for j in range(i2 - i1):
-            if j % g == 0:
-                j2 = min(j + g, i2 - i1)
-                mask[:, i1 + j : i1 + j2] = pattern_mask(obs_saliency(w1[:, j:j2], d[j:j2].square()), p)
-            q = w1[:, j] * mask[:, i1 + j]
-            e = (w1[:, j] - q) / d[j]
-            w1[:, j:] -= e.unsqueeze(1) * u1[j, j:].unsqueeze(0)
-            w1[:, j] = q  # already q up to rounding; make kept/pruned exact
-            err[:, j] = e
+        for j0 in range(0, i2 - i1, g):
+            j2 = min(j0 + g, i2 - i1)
+            keep = pattern_mask(obs_saliency(w1[:, j0:j2], d[j0:j2].square()), p)
+            mask[:, i1 + j0 : i1 + j2] = keep
+            drop = (~keep).to(w1.dtype) / d[j0:j2]  # e_j = w_j * drop_j: the pruned part over d_j
+            for j in range(j0, j2):  # few kernels per column: this loop is the pruner's hot path
+                e = err[:, j]
+                torch.mul(w1[:, j], drop[:, j - j0], out=e)
+                w1[:, j:].addr_(e, u1[j, j:], alpha=-1.0)
+            w1[:, j0:j2] *= keep  # exact zeros (the update leaves rounding residue there)
         w[:, i1:i2] = w1
         w[:, i2:] -= err @ u[i1:i2, i2:]
     return w, mask

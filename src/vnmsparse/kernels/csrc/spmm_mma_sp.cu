@@ -58,6 +58,19 @@ template <typename T, int WM, int WN, int BN, int BPITCH, bool BSWIZZLE>
 __device__ __forceinline__ void mma_stage(float (&acc)[WM / 16][WN / 8][4], const T* a, const T* b, const u8* me,
                                           int wm, int wn, int lane) {
   constexpr int MT = WM / 16, NTILES = WN / 8;
+  // Metadata of both k-steps at once: a row's 8 bytes per stage are its codes for 16 groups. Lane
+  // tig 0 needs the low 16 bits of each k-step's word for rows gid (low half) and gid + 8 (high
+  // half), lane tig 1 the high 16 bits: one byte permute per k-step.
+  u32 ew[MT][2];
+#pragma unroll
+  for (int mi = 0; mi < MT; ++mi) {
+    const int rr = wm * WM + mi * 16 + (lane >> 2);
+    const uint2 lo = *reinterpret_cast<const uint2*>(me + rr * (KS / 2));
+    const uint2 hi = *reinterpret_cast<const uint2*>(me + (rr + 8) * (KS / 2));
+    const u32 sel = (lane & 1) ? 0x7632u : 0x5410u;
+    ew[mi][0] = __byte_perm(lo.x, hi.x, sel);
+    ew[mi][1] = __byte_perm(lo.y, hi.y, sel);
+  }
 #pragma unroll
   for (int s = 0; s < 2; ++s) {
     u32 af[MT][4], ef[MT];
@@ -65,13 +78,7 @@ __device__ __forceinline__ void mma_stage(float (&acc)[WM / 16][WN / 8][4], cons
     for (int mi = 0; mi < MT; ++mi) {
       const int r = wm * WM + mi * 16 + (lane & 15);
       ldmatrix_x4(af[mi], a + r * 2 * KS + swizzle<4>(r, 2 * s + (lane >> 4)) * 8);
-      // Selector 0: lanes with tig 0 and 1 supply the metadata of k 0-15 and 16-31; the low half
-      // of the word is row gid, the high half row gid + 8.
-      const int rr = wm * WM + mi * 16 + (lane >> 2);
-      const int off = 4 * s + 2 * (lane & 1);
-      const u32 lo = *reinterpret_cast<const u16*>(me + rr * (KS / 2) + off);
-      const u32 hi = *reinterpret_cast<const u16*>(me + (rr + 8) * (KS / 2) + off);
-      ef[mi] = lo | (hi << 16);
+      ef[mi] = ew[mi][s];
     }
 #pragma unroll
     for (int ni = 0; ni < NTILES; ++ni) {

@@ -1,1 +1,0 @@
-`python benchmarks/prune_quality.py --track A --quick --no-progress`: 272 s on cpu (cpu, 2 CPU cores), torch 2.13.0+cpu, 2026-11-29

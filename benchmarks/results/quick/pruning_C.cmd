@@ -1,1 +1,0 @@
-`python benchmarks/prune_quality.py --track C --quick --no-progress`: 168 s on cpu (cpu, 2 CPU cores), torch 2.13.0+cpu, 2026-11-29

@@ -1,0 +1,50 @@
+"""Time the cp.async mma.sp kernel over candidate tiles on one problem (transpose excluded).
+
+python scripts/tile_sweep.py R K T PATTERN "bm,bn,wm,wn,stages" ...
+"""
+import sys
+
+import torch
+
+import vnmsparse as vs
+from vnmsparse.kernels import spmm_mma_sp as K
+
+r, k, t = (int(a) for a in sys.argv[1:4])
+cfg = vs.VNMConfig.parse(sys.argv[4])
+gen = torch.Generator(device="cuda").manual_seed(0)
+w = (torch.randn(r, k, device="cuda", generator=gen) * vs.random_vnm_mask((r, k), cfg, generator=gen)).bfloat16()
+vw = vs.pack(w, cfg)
+x = torch.randn(t, k, device="cuda", generator=gen).bfloat16()
+xt = x.t().contiguous().t()  # feature-major view: no transpose inside the timed calls
+ref = x.float() @ w.float().t()
+dense = lambda: torch.nn.functional.linear(x, w)
+
+
+def bench(fn, n=20):
+    fn()
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(n):
+            fn()
+    times = []
+    for _ in range(10):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        g.replay()
+        e.record()
+        torch.cuda.synchronize()
+        times.append(s.elapsed_time(e) / n * 1e3)
+    return sorted(times)[len(times) // 2]
+
+
+td = bench(dense)
+print(f"{r}x{k} T={t} {cfg}: dense {td:.1f} us")
+for spec in sys.argv[5:]:
+    tile = K.TileConfig(*(int(a) for a in spec.split(",")))
+    fn = lambda: K.spmm_sm80(xt, *K.layout_of(vw), None, r, k, cfg.v, cfg.m, tile=tile)
+    y = fn()
+    err = ((y.float() - ref).norm() / ref.norm()).item()
+    tt = bench(fn)
+    useful = 2 * t * r * k * cfg.density / tt / 1e6
+    print(f"  tile {spec:18s} {tt:8.1f} us  {td / tt:5.2f}x dense  {useful:6.1f} useful TFLOP/s  err {err:.1e}")
