@@ -39,7 +39,8 @@ def cmd_env(args) -> int:
 
     print(f"vnmsparse {vnmsparse.__version__}")
     print(f"python {platform.python_version()} ({sys.executable}) on {platform.platform()}")
-    for dist in ("torch", "numpy", "safetensors", "cuda-core", "cuda-bindings", "nvidia-cuda-nvrtc", "cuda-pathfinder", "transformers"):
+    print(f"  {'torch':18s} {torch.__version__}")  # with its local build tag (+cpu, +cu130)
+    for dist in ("numpy", "safetensors", "cuda-core", "cuda-bindings", "nvidia-cuda-nvrtc", "cuda-pathfinder", "transformers"):
         print(f"  {dist:18s} {_version(dist)}")
     print(f"torch CUDA build: {torch.version.cuda}; cuSPARSELt: {_cusparselt_version()}")
     if torch.cuda.is_available():
