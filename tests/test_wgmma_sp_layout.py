@@ -43,7 +43,8 @@ def extra_names():
 
 
 def rel_err(d, ref):
-    return float(torch.linalg.norm(d.double() - ref.double()) / torch.linalg.norm(ref.double()))
+    d, ref = d.double().cpu(), ref.double().cpu()
+    return float(torch.linalg.norm(d - ref) / torch.linalg.norm(ref))
 
 
 # --------------------------------------------------------------------------------------- compile
