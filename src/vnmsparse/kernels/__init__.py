@@ -12,7 +12,7 @@ import warnings
 import torch
 
 from .. import ops
-from . import jit, spmm_mma_sp
+from . import jit, spmm_mma_sp, spmm_wgmma_sp
 
 KERNEL_DTYPES = (torch.float16, torch.bfloat16)
 
@@ -20,6 +20,8 @@ ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT] = spmm_mma_sp.spmm_sm80
 ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_BULK] = spmm_mma_sp.spmm_sm90
 ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT] = spmm_mma_sp.canonical_from_layout
 ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_BULK] = functools.partial(spmm_mma_sp.canonical_from_layout, bulk=True)
+ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.spmm_sm90a
+ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.canonical_from_layout
 
 @functools.lru_cache(maxsize=None)
 def _best_kernel(device_index: int) -> int:
@@ -64,6 +66,9 @@ def spmm_paths(device=None) -> dict:
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device, bulk=True)[0]:
         paths["mma_sp_bulk"] = lambda x, vw, bias=None: ops.spmm_op(
             x, *spmm_mma_sp.layout_of(vw, True), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_BULK)
+    if device is not None and device.type == "cuda" and spmm_wgmma_sp.supported(device)[0]:
+        paths["wgmma_sp"] = lambda x, vw, bias=None: ops.spmm_op(
+            x, *spmm_wgmma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_wgmma_sp.LAYOUT)
     return paths
 
 

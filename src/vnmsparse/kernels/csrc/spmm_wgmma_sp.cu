@@ -1,0 +1,268 @@
+// V:N:M SpMM on Hopper's Sparse Tensor Cores with wgmma.mma_async.sp (sm_90a only).
+//
+//   Y[t, r] = sum_k X[t, k] * W[r, k] (+ bias[r])
+//
+// Same contract and operands as the cp.async mma.sp kernel (spmm_mma_sp.cu, "sm80" layout, which
+// this kernel reads unchanged): values [R, Gp, 2], meta [R, Gp/2] (canonical 4-bit codes), cols
+// [RB, Gp] (a block's 4 column offsets per group as one u32), X feature-major X^T[K, ldx].
+//
+// CTA = BM rows inside one V-row block (BM = 64 per consumer warpgroup: BM = 128 shares one
+// gathered B tile between two consumer warpgroups) x BN tokens (the wgmma N: 64, 128 or 256).
+// Warpgroup 0 is the producer (setmaxnreg down to 40 registers); warpgroups 1.. are consumers.
+//
+// One pipeline stage = KS = 16 groups = 64 gathered k rows = two k32 wgmma.sp per consumer.
+// Shared-memory images of a stage (formulas: vnmsparse/kernels/wgmma_sp_layout.py, proven on an
+// H200 by the single-instruction probes of wgmma_sp_probe.cu):
+//   B  MN-major, 128B swizzle: 64-token slabs of 64 k rows x 128 B (8 KB, LBO = 8192), 8-row k
+//      groups 1024 B apart (SBO); element (k, n) at slab*8192 + k*128 + 16*((n%64/8) ^ (k&7)) + 2*(n%8).
+//      k32 step ks starts 4*SBO = 4096 B in. 1024-byte aligned.
+//   A  the stored values, K-major, 64B swizzle: row r's 32 values (64 B) at r*64, 16-byte chunk c
+//      at chunk c ^ ((r >> 1) & 3) (= swizzle<4> of common.cuh); SBO = 512. Consumer c's m64
+//      sub-tile starts c*4096 B in, k32 step ks 32 B in. 1024-byte aligned.
+//   M  the stage's codes, 8 bytes per row (row r at r*8): bytes 4ks..4ks+3 are the codes of
+//      groups 8ks..8ks+7; the metadata word is one byte permute of rows gid and gid + 8.
+//
+// Ordering of the generic-proxy cp.async writes before the async-proxy (wgmma) reads: each
+// producer thread waits for its own copies of the stage (cp.async.wait_group), then executes
+// fence.proxy.async.shared::cta, then arrives (release) on the stage's full barrier; consumers
+// wait (acquire) on it before their wgmma. To keep copies in flight the producer arrives LAG =
+// STAGES - 2 stages behind the one it issues. Consumers keep one wgmma group in flight and release
+// a stage (one arrival per warp on its empty barrier) after wgmma.wait_group 1 retired it.
+#include "wgmma.cuh"
+
+namespace vnm {
+
+namespace wg {
+
+// cp.async of 16 bytes to a shared-window address (zero-filled when !valid, reading nothing).
+__device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
+}
+
+constexpr int KS = 16;         // groups per pipeline stage
+constexpr int KROWS = 4 * KS;  // gathered X^T rows per stage
+constexpr u32 IDENTITY_COLUMNS = 0x03020100u;  // m == 4: every group keeps columns 0..3
+
+template <int BM, int BN, int STAGES>
+struct Plan {
+  static constexpr int NC = (BM / 64) * 128;  // consumer threads
+  static constexpr int NT = NC + 128;         // + one producer warpgroup
+  static constexpr int B = KROWS * BN * 2;    // bytes per stage (multiple of 1024)
+  static constexpr int A = BM * 2 * KS * 2;   // bytes per stage (multiple of 1024)
+  static constexpr int M = BM * KS / 2;       // bytes per stage
+  static constexpr int OFF_A = STAGES * B;
+  static constexpr int OFF_M = OFF_A + STAGES * A;
+  static constexpr int OFF_BAR = OFF_M + STAGES * M;
+  static constexpr int PIPE = OFF_BAR + 2 * STAGES * 8;
+  static constexpr int C_PITCH = BM + 8;  // epilogue staging [BN][BM + 8] elements
+  static constexpr int EPI = BN * C_PITCH * 2;
+  // Dynamic shared memory of a launch: + 1024 to align the base (swizzles need 1024-byte images).
+  static constexpr int BYTES = (PIPE > EPI ? PIPE : EPI) + 1024;
+  static constexpr int LAG = STAGES - 2;
+  // Two CTAs per SM where a consumer fits in 128 registers (one warpgroup, N <= 128).
+  static constexpr int CTAS_PER_SM = (BM == 64 && BN <= 128) ? 2 : 1;
+  static_assert(STAGES >= 3, "the producer arrives STAGES - 2 behind: needs 3+ stages");
+  static_assert(BM == 64 || BM == 128, "BM = 64 per consumer warpgroup");
+  static_assert(BN == 64 || BN == 128 || BN == 256, "BN is the wgmma N");
+};
+
+}  // namespace wg
+
+// Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
+// Without SPLIT the CTA writes y (bias fused); with SPLIT, fp32 partial sums partial[z][t][r]
+// that splitk_reduce (spmm_mma_sp.cu) finishes.
+template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT>
+__global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN, STAGES>::CTAS_PER_SM)
+    spmm_wgmma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
+                  const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
+                  float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
+                  int v, int steps_per_split) {
+#if VNM_HAS_WGMMA
+  using P = wg::Plan<BM, BN, STAGES>;
+  using wg::KS;
+  using wg::cp_async16_s;
+  constexpr int NC = P::NC;
+  // Register budget per role: entry cap = 65536 / (NT * CTAS_PER_SM); the producer gives back,
+  // the consumers take: 128*40 + 256*232 = 384*168 (BM = 128), 128*40 + 128*216 = 256*128
+  // (BM = 64, two CTAs per SM). BM = 64, BN = 256 (one CTA of 256 threads per SM) needs no
+  // reallocation: its entry count already covers the consumer (ptxas reports it), so only the
+  // producer shrinks (an .inc to at most the current count would be ill-formed).
+  constexpr int PRODUCER_REGS = 40;
+  constexpr int CONSUMER_REGS = BM == 128 ? 232 : P::CTAS_PER_SM == 2 ? 216 : 0;
+
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  const u32 raw = smem_addr(smem_raw);
+  unsigned char* smem = smem_raw + (((raw + 1023u) & ~1023u) - raw);
+  unsigned char* sB = smem;
+  unsigned char* sA = smem + P::OFF_A;
+  unsigned char* sM = smem + P::OFF_M;
+  u64* full = reinterpret_cast<u64*>(smem + P::OFF_BAR);
+  u64* empty = full + STAGES;
+
+  const int tid = threadIdx.x;
+  const int row0 = blockIdx.x * BM, tok0 = blockIdx.y * BN;
+  const int total_steps = Gp / KS;
+  const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
+  const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
+  const int nsteps = kend - kbeg;
+
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&full[s], 128);      // every producer thread arrives after its copies landed
+      mbar_init(&empty[s], NC / 32);  // one arrival per consumer warp
+    }
+    mbar_init_fence();
+  }
+  __syncthreads();
+
+  if (tid < 128) {
+    // ------------------------------------------------------------------ producer warpgroup
+    setmaxnreg_dec<PRODUCER_REGS>();
+    // B: 2 threads per gathered k row, each BN/16 consecutive 16-byte chunks (one address per row).
+    // Chunk c = half*CPT + j of row kr lands at slab (c >> 3), 16-byte column (c & 7) ^ (kr & 7).
+    // With the row base 128-byte aligned that is (base + 8192*(j >> 3) + 16*(j & 7)) ^ bx: one XOR
+    // per copy from one live value (precomputed per-chunk addresses would not fit in 40 registers).
+    constexpr int CPT = BN / 16;
+    const int kr = tid >> 1, half = tid & 1;
+    const u32 b_row = smem_addr(sB) + kr * 128 + ((half * CPT) >> 3) * (wg::KROWS * 128);
+    const u32 bx = 16u * ((kr & 7) ^ (CPT < 8 ? 4 * half : 0));
+    const int tok_lim = ntok_load - tok0 - 8 * half * CPT;  // chunk j is loadable iff 8*j < tok_lim
+    const size_t tok_off = static_cast<size_t>(tok0) + 8 * half * CPT;
+    // A: row r0 + 32*j, chunk ca; every row r0 + 32*j has the same swizzle (bits 1-2 of the row).
+    const int r0 = tid >> 2, ca = tid & 3;
+    const u32 a_dst = smem_addr(sA) + r0 * 64 + 16 * (ca ^ ((r0 >> 1) & 3));
+    const T* a_src = values + (static_cast<size_t>(min(row0 + r0, R - 1)) * Gp) * 2 + ca * 8;
+    const size_t a_step = static_cast<size_t>(32) * Gp * 2;  // 32 rows
+    const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp : nullptr;
+    auto column_word = [&](int step) -> u32 {
+      return (HAS_COLS && step < kend) ? __ldg(colrow + step * KS + kr / 4) : wg::IDENTITY_COLUMNS;
+    };
+    u32 wcur = column_word(kbeg);
+    for (int it = 0; it < nsteps; ++it) {
+      const int step = kbeg + it, s = it % STAGES, g0 = step * KS;
+      const u32 wnext = column_word(step + 1);  // latency hidden behind the wait and this stage's copies
+      if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
+      {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
+        const int k = (g0 + kr / 4) * m + static_cast<int>((wcur >> (8 * (kr & 3))) & 0xffu);
+        const bool ok_k = k < K;
+        const T* src = xt + (ok_k ? static_cast<size_t>(k) * ldx + tok_off : 0);
+        const u32 base = b_row + s * P::B;
+#pragma unroll
+        for (int j = 0; j < CPT; ++j) {
+          const bool ok = ok_k && 8 * j < tok_lim;
+          cp_async16_s(((base + (j >> 3) * (wg::KROWS * 128)) + 16 * (j & 7)) ^ bx, ok ? src + 8 * j : xt, ok);
+        }
+      }
+      {  // A: BM rows x 4 chunks; rows past R zero-filled
+        const u32 dst = a_dst + s * P::A;
+        const T* src = a_src + static_cast<size_t>(g0) * 2;
+#pragma unroll
+        for (int j = 0; j < BM / 32; ++j) {
+          const bool ok = row0 + r0 + 32 * j < R;
+          cp_async16_s(dst + j * 32 * 64, ok ? src + j * a_step : values, ok);
+        }
+      }
+      // Codes: 8 bytes per row. Rows past R reuse row R-1's (valid) codes; their values are zero.
+      if (tid < BM) {
+        const int grow = min(row0 + tid, R - 1);
+        cp_async8(sM + s * P::M + tid * 8, meta + static_cast<size_t>(grow) * (Gp / 2) + g0 / 2, true);
+      }
+      cp_async_commit();
+      if (it >= P::LAG) {
+        cp_async_wait<P::LAG>();  // this thread's copies of stage it - LAG have landed
+        fence_proxy_async_smem();  // ... and are ordered before the async proxy's (wgmma) reads
+        mbar_arrive(&full[(it - P::LAG) % STAGES]);
+      }
+      wcur = wnext;
+    }
+    cp_async_wait<0>();
+    fence_proxy_async_smem();
+    for (int it = max(0, nsteps - P::LAG); it < nsteps; ++it) mbar_arrive(&full[it % STAGES]);
+  } else {
+    // ------------------------------------------------------------------ consumer warpgroups
+    if constexpr (CONSUMER_REGS > 0) setmaxnreg_inc<CONSUMER_REGS>();
+    const int ct = tid - 128;              // consumer thread
+    const int cw = ct >> 7;                // consumer warpgroup: rows 64*cw .. 64*cw + 63
+    const int lane = ct & 31, warp = (ct >> 5) & 3, gid = lane >> 2, tig = lane & 3;
+    float acc[BN / 2];
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) acc[i] = 0.f;
+
+    // Descriptors of stage 0, k32 step 0; stage s / step ks add (bytes >> 4) to the address field.
+    const u64 a_desc0 = gmma_desc<64>(smem_addr(sA) + cw * 64 * 64, 16, 512);
+    const u64 b_desc0 = gmma_desc<128>(smem_addr(sB), wg::KROWS * 128, 1024);
+    const int mrow = 64 * cw + 16 * warp + gid;  // metadata rows mrow, mrow + 8
+    const u32 perm = (tig & 1) ? 0x7632u : 0x5410u;
+
+    for (int it = 0; it < nsteps; ++it) {
+      const int s = it % STAGES;
+      mbar_wait(&full[s], (it / STAGES) & 1);
+      const unsigned char* me = sM + s * P::M;
+      const uint2 lo = *reinterpret_cast<const uint2*>(me + mrow * 8);
+      const uint2 hi = *reinterpret_cast<const uint2*>(me + (mrow + 8) * 8);
+      const u32 e0 = __byte_perm(lo.x, hi.x, perm), e1 = __byte_perm(lo.y, hi.y, perm);
+      const u64 a_desc = a_desc0 + static_cast<u64>((s * P::A) >> 4);
+      const u64 b_desc = b_desc0 + static_cast<u64>((s * P::B) >> 4);
+      wgmma_fence_operand(acc);
+      wgmma_fence();
+      WgmmaSp<T, BN>::template ss<0, 1>(acc, a_desc, b_desc, e0, 1);
+      WgmmaSp<T, BN>::template ss<0, 1>(acc, a_desc + (32 >> 4), b_desc + (4096 >> 4), e1, 1);
+      wgmma_commit();
+      wgmma_fence_operand(acc);
+      wgmma_wait<1>();  // the previous stage's group has retired: its buffers are free
+      wgmma_fence_operand(acc);
+      if (it > 0) {
+        __syncwarp();
+        if (lane == 0) mbar_arrive(&empty[(it - 1) % STAGES]);
+      }
+    }
+    wgmma_wait<0>();
+    wgmma_fence_operand(acc);
+
+    if (SPLIT) {
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) {
+        const int r = row0 + mrow + 8 * ((i >> 1) & 1);
+        const int t = tok0 + 8 * (i >> 2) + 2 * tig + (i & 1);
+        if (r < R && t < ntok) partial[(static_cast<size_t>(blockIdx.z) * ntok + t) * R + r] = acc[i];
+      }
+      return;
+    }
+
+    // Epilogue: bias + one rounding, staged as [BN tokens][BM rows] so Y rows leave in 16-byte
+    // stores. The staging overlaps the pipeline buffers: every consumer's wgmma must be done.
+    named_barrier_sync(1, NC);
+    T* sC = reinterpret_cast<T*>(smem);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = mrow + 8 * h;
+      const float bv = (bias != nullptr && row0 + r < R) ? Elem<T>::to_float(bias[row0 + r]) : 0.f;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int t = 8 * j + 2 * tig + e;
+          sC[t * P::C_PITCH + r] = Elem<T>::from_float(acc[4 * j + 2 * h + e] + bv);
+        }
+    }
+    named_barrier_sync(1, NC);
+    if ((R & 7) == 0) {
+      for (int i = ct; i < BN * (BM / 8); i += NC) {
+        const int t = i / (BM / 8), c = i % (BM / 8);
+        const int gt = tok0 + t, gr = row0 + c * 8;
+        if (gt < ntok && gr < R)
+          *reinterpret_cast<uint4*>(y + static_cast<size_t>(gt) * R + gr) =
+              *reinterpret_cast<const uint4*>(sC + t * P::C_PITCH + c * 8);
+      }
+    } else {
+      for (int i = ct; i < BN * BM; i += NC) {
+        const int t = i / BM, r = i % BM;
+        const int gt = tok0 + t, gr = row0 + r;
+        if (gt < ntok && gr < R) y[static_cast<size_t>(gt) * R + gr] = sC[t * P::C_PITCH + r];
+      }
+    }
+  }
+#endif
+}
+
+}  // namespace vnm

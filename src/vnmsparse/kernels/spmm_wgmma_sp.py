@@ -1,0 +1,196 @@
+"""Host side of the Hopper wgmma.mma_async.sp V:N:M SpMM (csrc/spmm_wgmma_sp.cu): tiles, launch.
+
+sm_90a only (H100/H200). The kernel reads the mma.sp kernel's "sm80" layout unchanged (values
+[R, Gp, 2], meta [R, Gp/2], cols [RB, Gp]; see :mod:`.spmm_mma_sp`), so :func:`layout_of` shares
+that cached layout: no second copy of the weight, and the fallback for V not a multiple of 64
+(V = 16, 32, 48, 96, ...) is the cp.async mma.sp kernel on the very same tensors. Reference:
+:func:`vnmsparse.ops.spmm_reference`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import torch
+
+from ..format import VNMWeight
+from . import jit, spmm_mma_sp
+
+SOURCE = "spmm_wgmma_sp.cu"
+LAYOUT = "wgmma_sp"  # the ops layout name (dispatch key); the tensors are spmm_mma_sp's "sm80" layout
+KS = spmm_mma_sp.KS  # groups per pipeline stage; must match wg::KS in the .cu
+_CTYPE = {torch.float16: "__half", torch.bfloat16: "__nv_bfloat16"}
+_PARAMS = ("ptr",) * 7 + ("i32",) * 9
+SMEM_PER_SM = 233472  # H100/H200: 228 KB per SM, of which 1 KB is reserved per resident CTA
+
+
+@dataclasses.dataclass(frozen=True)
+class WgTile:
+    """One CTA tile: bm rows (64 per consumer warpgroup; divides V) x bn tokens (the wgmma N), and
+    the pipeline depth. One producer warpgroup gathers for all consumers."""
+
+    bm: int
+    bn: int
+    stages: int
+
+    @property
+    def consumers(self) -> int:
+        return self.bm // 64
+
+    @property
+    def threads(self) -> int:
+        return 128 * (self.consumers + 1)
+
+    @property
+    def ctas_per_sm(self) -> int:  # __launch_bounds__ min blocks in the .cu
+        return 2 if self.bm == 64 and self.bn <= 128 else 1
+
+    @property
+    def stage_bytes(self) -> int:
+        return 4 * KS * self.bn * 2 + self.bm * 2 * KS * 2 + self.bm * KS // 2
+
+    @property
+    def smem_bytes(self) -> int:  # mirrors wg::Plan::BYTES
+        pipe = self.stages * self.stage_bytes + 2 * self.stages * 8
+        epilogue = self.bn * (self.bm + 8) * 2
+        return max(pipe, epilogue) + 1024
+
+    def name(self, dtype: torch.dtype, has_cols: bool, split: bool) -> str:
+        args = (_CTYPE[dtype], self.bm, self.bn, self.stages, _b(has_cols), _b(split))
+        return "vnm::spmm_wgmma_sp<" + ", ".join(str(a) for a in args) + ">"
+
+    def __str__(self) -> str:
+        return f"wg{self.bm}x{self.bn}s{self.stages}"
+
+
+def _b(flag: bool) -> str:
+    return "true" if flag else "false"
+
+
+# The whole tile space; stages fill the shared memory of ctas_per_sm CTAs per SM.
+TILES = (
+    WgTile(128, 64, 8), WgTile(128, 128, 8), WgTile(128, 256, 5),
+    WgTile(64, 64, 8), WgTile(64, 128, 5), WgTile(64, 256, 3),
+)
+TILE_TABLE = {(t.bm, t.bn): t for t in TILES}
+
+
+def row_tile(v: int) -> int | None:
+    """CTA row tile for V: 128 (two consumer warpgroups) if it divides V, else 64, else None
+    (V % 64 != 0: the mma.sp kernel runs instead)."""
+    return 128 if v % 128 == 0 else 64 if v % 64 == 0 else None
+
+
+def choose_tile(ntok: int, rows: int, v: int, sms: int = 132) -> WgTile:
+    """The widest token tile (64/128/256) that still gives every SM a CTA; decode gets bn = 64."""
+    bm = row_tile(v)
+    if bm is None:
+        raise ValueError(f"the wgmma.sp kernel needs V % 64 == 0, got V = {v}")
+    row_tiles = -(-rows // bm)
+    for bn in (256, 128):
+        tile = TILE_TABLE[(bm, bn)]
+        if ntok > bn // 2 and row_tiles * -(-ntok // bn) >= sms * tile.ctas_per_sm:
+            return tile
+    return TILE_TABLE[(bm, 128)] if ntok > 64 else TILE_TABLE[(bm, 64)]
+
+
+def choose_splits(tile: WgTile, ntok: int, rows: int, steps: int, sms: int) -> int:
+    """Split K when the grid cannot fill the GPU (decode): aim for ~2 CTAs per SM, >= 2 steps each."""
+    ctas = -(-rows // tile.bm) * -(-ntok // tile.bn)
+    if ctas >= sms or steps < 4:
+        return 1
+    return max(1, min(-(-2 * sms // ctas), steps // 2, 32))
+
+
+# --------------------------------------------------------------------------------------------
+# layout: the mma.sp kernel's "sm80" layout, shared
+
+
+def build_layout(vw: VNMWeight) -> tuple:
+    """(values [R, Gp, 2], meta uint8 [R, Gp/2], cols int32 [RB, Gp] or None): spmm_mma_sp's."""
+    return spmm_mma_sp.build_layout(vw)
+
+
+def layout_of(vw: VNMWeight) -> tuple:
+    """The cached layout (the same cache entry as ``spmm_mma_sp.layout_of(vw)``)."""
+    return spmm_mma_sp.layout_of(vw)
+
+
+def canonical_from_layout(values, meta, cols, shape, cfg) -> tuple:
+    """The canonical (values, positions, columns) back from the layout (for backward)."""
+    return spmm_mma_sp.canonical_from_layout(values, meta, cols, shape, cfg)
+
+
+# --------------------------------------------------------------------------------------------
+# launch
+
+
+@functools.lru_cache(maxsize=None)
+def _sms(device_index: int) -> int:
+    return torch.cuda.get_device_properties(device_index).multi_processor_count
+
+
+def _kernel(name: str):
+    return jit.get_kernel(SOURCE, name, params=_PARAMS)
+
+
+def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, tile: WgTile | None = None,
+               splits: int | None = None, out: torch.Tensor | None = None):
+    """Y = x @ W.T (+ bias) with wgmma.mma_async.sp; operands in the "sm80" layout.
+
+    V % 64 != 0 runs the cp.async mma.sp kernel (same operands). ``tile``, ``splits`` and ``out``
+    (a contiguous [T, R] buffer) exist for tests and tuning.
+    """
+    if row_tile(v) is None:
+        if tile is not None:
+            raise ValueError(f"tile {tile} needs V % 64 == 0, got V = {v}")
+        return spmm_mma_sp.spmm_sm80(x, values, meta, cols, bias, out_features, in_features, v, m,
+                                     splits=splits, out=out)
+    k, r = in_features, out_features
+    lead = x.shape[:-1]
+    x2 = x.reshape(-1, k)
+    ntok = x2.shape[0]
+    y = torch.empty(ntok, r, dtype=x.dtype, device=x.device) if out is None else out
+    if ntok == 0 or r == 0:
+        return y.view(*lead, r)
+    if k == 0:
+        return (y.zero_() if bias is None else y.copy_(bias.expand(ntok, r))).view(*lead, r)
+    bias = None if bias is None else bias.contiguous()
+    xt, ldx, ntok_load = spmm_mma_sp.feature_major(x2)
+    sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
+    tile = tile or choose_tile(ntok, r, v, sms)
+    if v % tile.bm:
+        raise ValueError(f"tile {tile} does not fit V = {v} (bm must divide V)")
+    gp = values.shape[1]
+    steps = gp // KS
+    if splits is None:
+        splits = choose_splits(tile, ntok, r, steps, sms)
+    per_split = -(-steps // splits)
+    splits = -(-steps // per_split)
+    partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
+    grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
+    _kernel(tile.name(x.dtype, cols is not None, splits > 1)).launch(
+        grid, (tile.threads, 1, 1),
+        (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split),
+        shared_mem=tile.smem_bytes,
+    )
+    if partial is not None:
+        n = ntok * r
+        jit.get_kernel(spmm_mma_sp.SOURCE, f"vnm::splitk_reduce<{_CTYPE[x.dtype]}>",
+                       params=("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
+            (min(-(-n // 256), 4 * sms), 1, 1), (256, 1, 1), (partial, bias, y, splits, ntok, r)
+        )
+    return y.view(*lead, r)
+
+
+def name_expressions(dtype: torch.dtype) -> list[str]:
+    """Every kernel of this file for one dtype (what the compile-everything test builds)."""
+    return [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in (False, True)]
+
+
+def supported(device: torch.device) -> tuple[bool, str]:
+    major, minor = torch.cuda.get_device_capability(device)
+    if (major, minor) != (9, 0):
+        return False, f"wgmma.mma_async.sp needs sm_90a (H100/H200), this GPU is sm_{major}{minor}"
+    return jit.available()
