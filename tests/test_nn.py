@@ -7,7 +7,6 @@ converted layer's weight multiplied by its V:N:M mask, run with nn.Linear / Conv
 """
 
 import copy
-import warnings
 
 import pytest
 import torch
@@ -489,6 +488,20 @@ def test_gpu_vnmlinear_uses_kernel_and_matches(dtype, cfg):
 
 
 @pytest.mark.gpu
+def test_gpu_eager_fast_path_equals_op():
+    """Inference (no grad) calls the kernel directly; with autograd the registered op runs: same result."""
+    m = VNMLinear.from_linear(masked_linear(256, 192, "64:2:8", dtype=torch.bfloat16), "64:2:8").cuda()
+    x = torch.randn(2, 9, 192, dtype=torch.bfloat16, device="cuda")
+    with torch.no_grad():
+        fast = m(x)
+    via_op = m(x)  # bias requires grad: the op path
+    assert via_op.requires_grad and not fast.requires_grad
+    assert torch.equal(fast, via_op.detach())
+    via_op.sum().backward()
+    assert m.bias.grad is not None
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("arch", list(MODELS))
 @pytest.mark.parametrize("cfg", ["2:4", "64:2:8"])
 def test_gpu_sparsified_hf_model_matches_masked_dense(arch, cfg):
@@ -525,12 +538,12 @@ def test_gpu_cuda_graph_replay_equals_eager(arch):
             static_out = out_of(model, static_ids)
         graph.replay()
         torch.cuda.synchronize()
-        assert torch.equal(static_out, eager)
+        assert _rel(static_out, eager) < 1e-3  # the same kernels: equal up to library algorithm choices
         new_ids = inputs(seed=7).cuda()
         static_ids.copy_(new_ids)
         graph.replay()
         torch.cuda.synchronize()
-        assert torch.equal(static_out, out_of(model, new_ids))
+        assert _rel(static_out, out_of(model, new_ids)) < 1e-3
 
 
 @pytest.mark.gpu

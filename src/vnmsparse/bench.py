@@ -1136,8 +1136,8 @@ def write_plot(path: Path, rows: list) -> str:
     return f"plot: {path}"
 
 
-def read_csv(path) -> tuple[dict, list]:
-    """(environment, rows) of a CSV this harness wrote, numbers parsed back."""
+def read_csv_records(path) -> tuple[dict, list]:
+    """(environment, raw rows) of a CSV whose header lines are '# key: value' (both benchmarks)."""
     env, body = {}, []
     with open(path, newline="") as f:
         for line in f:
@@ -1146,8 +1146,14 @@ def read_csv(path) -> tuple[dict, list]:
                 env[k] = v
             else:
                 body.append(line)
+    return env, list(csv.DictReader(body))
+
+
+def read_csv(path) -> tuple[dict, list]:
+    """(environment, rows) of a CSV this harness wrote, numbers parsed back."""
+    env, records = read_csv_records(path)
     rows = []
-    for rec in csv.DictReader(body):
+    for rec in records:
         row = {}
         for c in COLUMNS:
             v = rec.get(c, "")

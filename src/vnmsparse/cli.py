@@ -1,4 +1,4 @@
-"""The ``vnmsparse`` command: env, check, cache, bench."""
+"""The ``vnmsparse`` command: env, check, cache, bench, demo."""
 
 from __future__ import annotations
 
@@ -145,9 +145,19 @@ def cmd_cache(args) -> int:
 
 
 def cmd_bench(args, rest) -> int:
+    if args.what == "e2e":
+        from vnmsparse import bench_e2e
+
+        return bench_e2e.main(rest)
     from vnmsparse import bench
 
     return bench.main([args.what, *rest])
+
+
+def cmd_demo(rest) -> int:
+    from vnmsparse import demo
+
+    return demo.main(rest)
 
 
 def _vnm_arg(text: str):
@@ -181,11 +191,15 @@ def main(argv=None) -> int:
     p.add_argument("action", choices=["ls", "clear", "warm"], help="warm: compile every kernel variant now")
     p.add_argument("--arch", action="append", help="with warm: target such as sm_80 or sm_90a (repeatable)")
     p.add_argument("--jobs", type=int, default=None, help="with warm: parallel compiler processes")
-    p = sub.add_parser("bench", help="benchmarks (run 'vnmsparse bench spmm --help')", add_help=False)
-    p.add_argument("what", choices=["spmm"])
+    p = sub.add_parser("bench", help="benchmarks (run 'vnmsparse bench spmm --help', 'vnmsparse bench e2e --help')", add_help=False)
+    p.add_argument("what", choices=["spmm", "e2e"])
+    sub.add_parser("demo", help="prune MiniLM to V:N:M, pack it, compare accuracy/bytes/latency (run 'vnmsparse demo --help')",
+                   add_help=False)
     args, rest = parser.parse_known_args(argv)
     if args.command == "bench":
         return cmd_bench(args, rest)
+    if args.command == "demo":
+        return cmd_demo(rest)
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command is None:

@@ -101,6 +101,7 @@ class VNMLinear(nn.Module):
         for name in _KERNEL_BUFFERS:
             self.register_buffer(name, None, persistent=False)
         self._kernel_layout = "canonical"
+        self._kernel_impl: Optional[Callable] = None  # the layout's CUDA implementation (eager fast path)
         self._vw: Optional[VNMWeight] = None
         self._refresh()
 
@@ -174,6 +175,7 @@ class VNMLinear(nn.Module):
                     break
         self._vw = vw
         self._kernel_layout = layout
+        self._kernel_impl = ops.CUDA_LAYOUTS.get(layout) if values.device.type == "cuda" else None
         for name, t in zip(_KERNEL_BUFFERS, operands):
             setattr(self, name, t)
 
@@ -206,7 +208,14 @@ class VNMLinear(nn.Module):
         if x.dtype != self.weight_values.dtype and not (x.dtype == torch.float64 and x.device.type == "cpu"):
             raise TypeError(f"VNMLinear: input dtype {x.dtype} differs from the weight's {self.weight_values.dtype} "
                             "(cast the model with .to(dtype) or the input)")
-        return ops.spmm_op(x, self._kernel_values, self._kernel_meta, self._kernel_columns, self.bias,
+        impl, bias = self._kernel_impl, self.bias
+        if impl is not None and not torch.compiler.is_compiling() and not (
+                torch.is_grad_enabled() and (x.requires_grad or (bias is not None and bias.requires_grad))):
+            # Eager inference calls the kernel directly, as vnmsparse.spmm does: the dispatcher costs
+            # ~24 us per call, more than a decode-sized kernel. torch.compile and autograd see the op.
+            return impl(x, self._kernel_values, self._kernel_meta, self._kernel_columns, bias,
+                        self.out_features, self.in_features, self.cfg.v, self.cfg.m)
+        return ops.spmm_op(x, self._kernel_values, self._kernel_meta, self._kernel_columns, bias,
                            self.out_features, self.in_features, self.cfg.v, self.cfg.m, self._kernel_layout)
 
     @property
