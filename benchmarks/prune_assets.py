@@ -24,9 +24,32 @@ SMOLLM_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 def package_dir(name: str):
-    """Directory of an installed package without importing it, or None."""
+    """Directory of an asset package without importing it, or None.
+
+    ``$VNM_PRUNE_ASSETS`` (folders separated by ':') is searched first: a bundle made by
+    ``benchmarks/prune_bundle.py`` for machines that cannot install the packages. The SmolLM2
+    GGUF may arrive there in parts (``*.gguf.part0``, ...), joined here on first use."""
+    roots = [r for r in os.environ.get("VNM_PRUNE_ASSETS", "").split(os.pathsep) if r]
+    found = [os.path.join(r, name) for r in roots if os.path.isdir(os.path.join(r, name))]
+    if found:
+        if name == SMOLLM_PKG:
+            _join_parts(found)
+        return found[0]
     spec = importlib.util.find_spec(name)
     return None if spec is None or not spec.submodule_search_locations else spec.submodule_search_locations[0]
+
+
+def _join_parts(dirs) -> None:
+    target = os.path.join(dirs[0], SMOLLM_FILE)
+    parts = sorted((p for d in dirs for p in os.listdir(d) if p.startswith(SMOLLM_FILE + ".part")), key=lambda p: int(p.rsplit("part", 1)[1]))
+    if os.path.exists(target) or not parts:
+        return
+    where = {p: d for d in dirs for p in os.listdir(d)}
+    with open(target + ".tmp", "wb") as out:
+        for p in parts:
+            with open(os.path.join(where[p], p), "rb") as f:
+                out.write(f.read())
+    os.replace(target + ".tmp", target)
 
 
 def have(*names: str) -> bool:
@@ -89,7 +112,7 @@ def load_minilm():
     from transformers import AutoModel, AutoTokenizer
 
     path = os.path.join(package_dir(MINILM_PKG), "model")
-    return AutoTokenizer.from_pretrained(path), AutoModel.from_pretrained(path)
+    return AutoTokenizer.from_pretrained(path), AutoModel.from_pretrained(path, dtype=torch.float32)
 
 
 def load_smollm2(cache_dir=None):

@@ -331,7 +331,8 @@ def track_a(args, device):
     seeds = args.seeds[:1] if q else args.seeds
     teacher_steps = 8 if q else args.teacher_epochs * math.ceil(len(train) / 32)
     ft = dict(finetune_steps=4 if q else args.finetune_steps, final_steps=8 if q else args.final_steps,
-              fisher_grads=16 if q else args.fisher_grads, fisher_chunk=8 if q else 16, calib_batches=2 if q else 8)
+              fisher_grads=16 if q else args.fisher_grads, fisher_chunk=8 if q else 16, calib_batches=2 if q else 8,
+              fisher_damp=args.fisher_damp, fisher_block=args.fisher_block)
     for seed in seeds:
         t = time.perf_counter()
         torch.manual_seed(seed)
@@ -412,10 +413,13 @@ def track_b(args, device):
                     continue
                 lm.load_state_dict(dense_state)
                 t = time.perf_counter()
-                rep = oneshot(lm, calib.split(8), p, method, not_lm_head, progress=not args.no_progress)
+                # magnitude needs no data; skipping its calibration passes only drops its error column
+                cal = None if method == "magnitude" else calib.split(8)
+                rep = oneshot(lm, cal, p, method, not_lm_head, progress=not args.no_progress)
                 prune_s = time.perf_counter() - t
                 res = {f"ppl_{k}": _perplexity(lm, w) for k, w in ev.items()}
-                res["mean_layer_error"] = rep.mean_error()
+                if not math.isnan(rep.mean_error()):
+                    res["mean_layer_error"] = rep.mean_error()
                 if p in recover:
                     t2 = time.perf_counter()
                     masks = {m: weight_matrix(m) != 0 for n, m in prunable_layers(lm, not_lm_head)[0].items()}
@@ -439,19 +443,23 @@ def track_b(args, device):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--track", choices=["A", "B", "C", "fig11", "all"], required=True)
+    ap.add_argument("--track", choices=["A", "B", "C", "fig11", "all"])
+    ap.add_argument("--merge", nargs="+", metavar="DIR", help="upsert the pruning_*.csv/.cmd of result folders "
+                    "(e.g. fetched from a GPU run) into --out, re-render, and exit")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--quick", action="store_true", help="tiny smoke-test sizes (CPU friendly)")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--patterns", nargs="+", help="override the track's patterns")
     ap.add_argument("--methods", nargs="+", help="subset of fisher obs wanda magnitude")
     ap.add_argument("--baseline-patterns", nargs="+", help="A: patterns where the baselines also run (default 64:2:8 64:2:16)")
-    ap.add_argument("--teacher-epochs", type=int, default=2)
+    ap.add_argument("--teacher-epochs", type=int, default=1)
     ap.add_argument("--teacher-lr", type=float, default=5e-5)
     ap.add_argument("--lr", type=float, default=1e-4, help="A: fine-tuning LR during pruning (re-warmed each step)")
-    ap.add_argument("--finetune-steps", type=int, default=80, help="A: optimizer steps after each intermediate pruning step")
-    ap.add_argument("--final-steps", type=int, default=160, help="A: optimizer steps after the last pruning step")
+    ap.add_argument("--finetune-steps", type=int, default=60, help="A: optimizer steps after each intermediate pruning step")
+    ap.add_argument("--final-steps", type=int, default=120, help="A: optimizer steps after the last pruning step")
     ap.add_argument("--fisher-grads", type=int, default=128, help="A: gradients (batches of 8) per Fisher estimate")
+    ap.add_argument("--fisher-damp", type=float, default=1e-4, help="A: Fisher damping relative to the mean squared gradient")
+    ap.add_argument("--fisher-block", type=int, help="A: Fisher block size (a multiple of m; default: the smallest multiple of m >= 32)")
     ap.add_argument("--calib", type=int, default=32, help="B: calibration windows of 512 tokens")
     ap.add_argument("--recover", nargs="+", help="B: patterns that get a KD recovery fine-tune (default 64:2:8)")
     ap.add_argument("--kd-steps", type=int, default=150, help="B: KD recovery steps (batches of 4x512 tokens)")
@@ -462,6 +470,21 @@ def main(argv=None):
     args = ap.parse_args(argv)
     global RESULTS
     RESULTS = args.out or (os.path.join(RESULTS, "quick") if args.quick else RESULTS)
+    if args.merge:
+        for d in args.merge:
+            for track in ("A", "B", "C", "fig11"):
+                path = os.path.join(d, f"pruning_{track}.csv")
+                if os.path.exists(path):
+                    with open(path) as f:
+                        upsert(track, list(csv.DictReader(f)))
+                    cmd = os.path.join(d, f"pruning_{track}.cmd")
+                    if os.path.exists(cmd):
+                        with open(os.path.join(RESULTS, f"pruning_{track}.cmd"), "a") as f:
+                            f.write(open(cmd).read())
+        render()
+        return
+    if not args.track:
+        ap.error("--track is required (or --merge)")
     if args.device.startswith("cuda"):
         torch.backends.cuda.matmul.allow_tf32 = True  # calibration forwards; OBS math runs in float64
         torch.backends.cudnn.allow_tf32 = True

@@ -77,9 +77,15 @@ class BlockFisherInverse:
 
 
 def default_block(pattern) -> int:
-    """Fisher block size for a pattern: its group width m, or 64 (oBERT uses 50; 64 divides the
-    usual transformer widths) for unstructured."""
-    return group_width(pattern) or 64
+    """Fisher block size for a pattern: the smallest multiple of its group width m that is >= 32
+    (32 for unstructured).
+
+    VENOM uses the block = m. A wider block lets the OBS update move weight into neighbouring
+    groups; one-shot 64:2:8 on fine-tuned MiniLM (128 gradients, test accuracy from 81.2% dense)
+    gave 63.2% at block 8, 67.4% at 32 and 62.4% at 64 (too few gradients for 64-wide blocks),
+    against 64.9% for SparseGPT-VNM."""
+    m = group_width(pattern)
+    return 32 if m is None else m * -(-32 // m)
 
 
 def _uses_pairs(p, block: int) -> bool:

@@ -42,8 +42,10 @@ class GradualConfig:
     :func:`default_schedule` ``(target, steps)``. Between steps ``finetune_steps`` optimizer
     steps, after the last one ``final_steps``.
     Fisher (method "fisher"): ``fisher_grads`` gradients (one batch each) of the task loss,
-    blocks of ``fisher_block`` weights (None: the pattern's m, 64 for unstructured), damping
-    ``fisher_damp`` relative to the mean squared gradient, folded in ``fisher_chunk`` at a time.
+    blocks of ``fisher_block`` weights (None: :func:`~vnmsparse.prune.fisher.default_block`, a
+    multiple of m >= 32), damping ``fisher_damp`` relative to the mean squared gradient (on
+    fine-tuned MiniLM the mean g^2 is ~6e-6; one-shot accuracy was flat within noise from 1e-4 to
+    1e-2), folded in ``fisher_chunk`` at a time.
     Distillation: loss = hardness * T^2 KL(teacher || student at temperature T)
     + (1 - hardness) * task loss.
     """
