@@ -331,8 +331,8 @@ def track_a(args, device):
     seeds = args.seeds[:1] if q else args.seeds
     teacher_steps = 8 if q else args.teacher_epochs * math.ceil(len(train) / 32)
     ft = dict(finetune_steps=4 if q else args.finetune_steps, final_steps=8 if q else args.final_steps,
-              fisher_grads=16 if q else args.fisher_grads, fisher_chunk=8 if q else 16, calib_batches=2 if q else 8,
-              fisher_damp=args.fisher_damp, fisher_block=args.fisher_block)
+              fisher_grads=32 if q else args.fisher_grads, fisher_chunk=8 if q else 16, calib_batches=2 if q else 8,
+              fisher_damp=args.fisher_damp, fisher_block=args.fisher_block or (16 if q else None))  # 16: CPU-sized smoke
     for seed in seeds:
         t = time.perf_counter()
         torch.manual_seed(seed)

@@ -27,7 +27,7 @@ from vnmsparse.prune import (
     relative_error,
 )
 from vnmsparse.prune.obs import group_obs_update
-from vnmsparse.prune.patterns import pair_table, vnm_pair_mask
+from vnmsparse.format import pair_table, vnm_pair_mask
 
 
 def correlated_layer(r=128, k=96, n=2048, seed=0):
@@ -137,9 +137,14 @@ def test_group_obs_update_is_the_constrained_optimum():
         torch.testing.assert_close(out[i], expected, rtol=1e-8, atol=1e-10)
 
 
+def test_fisher_warns_when_rank_deficient():
+    with pytest.warns(UserWarning, match="rank-deficient"):
+        BlockFisherInverse((4, 64), 32, 16)
+
+
 def test_fisher_inverse_matches_linalg_inv():
     g = torch.Generator().manual_seed(2)
-    r, k, b, m = 3, 20, 8, 11  # K not a multiple of the block: zero padding
+    r, k, b, m = 3, 20, 8, 16  # K not a multiple of the block: zero padding
     grads = torch.randn(m, r, k, generator=g) * 1e-3
     fisher = BlockFisherInverse((r, k), b, m, damp=1e-2)
     fisher.add_grads(grads[0])  # one Sherman-Morrison step, then Woodbury chunks
@@ -339,8 +344,8 @@ def test_default_schedules():
 @pytest.mark.parametrize("method", ["fisher", "magnitude", "wanda", "obs"])
 def test_gradual_reaches_target_and_is_deterministic(method):
     teacher, data = trained_mlp()
-    cfg = GradualConfig(target="16:2:16", method=method, finetune_steps=3, final_steps=4, fisher_grads=8, fisher_chunk=4,
-                        calib_batches=2, lr=1e-3, progress=False, seed=7)
+    cfg = GradualConfig(target="16:2:16", method=method, finetune_steps=3, final_steps=4, fisher_grads=32, fisher_chunk=8,
+                        fisher_block=16, calib_batches=2, lr=1e-3, progress=False, seed=7)
     fwd = lambda model, b: model(b["x"])  # noqa: E731
     runs = []
     for _ in range(2):

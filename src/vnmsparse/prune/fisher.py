@@ -9,11 +9,14 @@ Sherman-Morrison steps F^-1 <- F^-1 - (F^-1 g)(F^-1 g)^T / (m + g^T F^-1 g).
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 
 from ..config import VNMConfig
 from .obs import group_obs_update, keep_pair_costs
-from .patterns import NM, as_pattern, exact_pair_search, group_width, pattern_mask, vnm_pair_mask
+from ..format import exact_pair_search, vnm_pair_mask
+from .patterns import NM, as_pattern, group_width, pattern_mask
 from .scores import obs_saliency
 
 
@@ -35,6 +38,11 @@ class BlockFisherInverse:
         r, k = (int(s) for s in shape)
         if block < 1 or num_grads < 1 or not damp > 0:
             raise ValueError(f"BlockFisherInverse needs block >= 1, num_grads >= 1, damp > 0; got {block}, {num_grads}, {damp}")
+        if num_grads < 2 * block:
+            # Directions no gradient spans cost only lambda, so OBS would move weights along them
+            # freely: with a tiny relative damping the updates get large and the model breaks.
+            warnings.warn(f"BlockFisherInverse: {num_grads} gradients for blocks of {block} leave the Fisher "
+                          "(nearly) rank-deficient; use more gradients, a smaller block or more damping", stacklevel=2)
         self.shape, self.block, self.num_grads, self.damp = (r, k), block, num_grads, damp
         self.nblocks = -(-k // block)
         self.device, self.dtype = device, dtype

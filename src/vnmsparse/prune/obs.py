@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import torch
 
-from .patterns import as_pattern, group_width, pair_table, pattern_mask
+from ..format import pair_table
+from .patterns import as_pattern, group_width, pattern_mask
 from .scores import obs_saliency
 
 

@@ -1,9 +1,9 @@
 """Sparsity patterns the pruners target, and the functions that turn scores into masks.
 
-The V:N:M rule itself lives in :func:`vnmsparse.vnm_mask`; every V:N:M mask here comes from it,
-except :func:`vnm_pair_mask`, which applies the same rule to *pair* scores (the cost of keeping
-two columns is not the sum of two element scores under second-order pruning) and is checked
-against ``vnm_mask`` on additive scores in the tests.
+The V:N:M rule itself lives in :mod:`vnmsparse.format`: :func:`~vnmsparse.vnm_mask` for element
+scores and :func:`~vnmsparse.format.vnm_pair_mask` for *pair* scores (under second-order pruning
+the cost of keeping two columns is not the sum of two element scores); every mask here comes from
+one of them.
 
 Besides ``VNMConfig`` (the kernel format), pruning needs patterns that no kernel runs but that
 are the baselines and the intermediate steps of gradual pruning:
@@ -18,14 +18,12 @@ are the baselines and the intermediate steps of gradual pruning:
 from __future__ import annotations
 
 import dataclasses
-import itertools
-import math
 from typing import Union
 
 import torch
 
 from ..config import COLUMNS_PER_BLOCK, N_KEPT_PER_ROW, VNMConfig
-from ..format import EXACT_QUAD_LIMIT, check_vnm, vnm_mask
+from ..format import check_vnm, vnm_mask
 
 
 @dataclasses.dataclass(frozen=True)
@@ -187,57 +185,3 @@ def check_pattern(weight_or_mask: torch.Tensor, pattern) -> None:
     return None
 
 
-def _combinations(w: int, k: int, device) -> torch.Tensor:
-    return torch.tensor(list(itertools.combinations(range(w), k)), dtype=torch.long, device=device).view(-1, k)
-
-
-def pair_table(w: int, device=None) -> torch.Tensor:
-    """The C(w, 2) column pairs of a w-wide group, [P, 2], in itertools.combinations order."""
-    return _combinations(w, N_KEPT_PER_ROW, device)
-
-
-def exact_pair_search(m: int) -> bool:
-    """Whether :func:`vnm_pair_mask` can search every 4-column subset of an m-wide group."""
-    return math.comb(m, COLUMNS_PER_BLOCK) <= EXACT_QUAD_LIMIT
-
-
-# Elements per chunk of the quad search (bounds peak memory; the gather is [rb, v, G, Q, 6]).
-_CHUNK_ELEMENTS = 1 << 24
-
-
-def vnm_pair_mask(pair_scores: torch.Tensor, v: int, w: int) -> torch.Tensor:
-    """The V:N:M rule with pair scores: per v-row block choose 4 of the w columns, per row the
-    best pair among them, maximising the summed score of the kept pairs (exact search).
-
-    pair_scores: [R, G, P] for G groups of width w, P = C(w, 2) in :func:`pair_table` order.
-    v = 1 means no column sharing (plain 2:w). Returns bool [R, G, w]. Ties go to the
-    lexicographically smallest quad / pair, as in ``vnm_mask``.
-    """
-    r, g, p = pair_scores.shape
-    pairs = pair_table(w, pair_scores.device)
-    if p != pairs.shape[0]:
-        raise ValueError(f"pair_scores has {p} pairs per group, expected C({w}, 2) = {pairs.shape[0]}")
-    if v == 1 or w <= COLUMNS_PER_BLOCK:
-        # Every pair fits in some quad (or the block keeps all w <= 4 columns).
-        best = pair_scores.argmax(-1)
-    else:
-        if not exact_pair_search(w):
-            raise ValueError(f"vnm_pair_mask: C({w}, 4) quads exceed the exact-search limit {EXACT_QUAD_LIMIT}")
-        quads = _combinations(w, COLUMNS_PER_BLOCK, pair_scores.device)  # [Q, 4]
-        index = torch.zeros(w, w, dtype=torch.long, device=pair_scores.device)
-        index[pairs[:, 0], pairs[:, 1]] = torch.arange(p, device=pair_scores.device)
-        slot_pairs = pair_table(COLUMNS_PER_BLOCK, pair_scores.device)  # [6, 2] slots of a quad
-        quad_pairs = index[quads[:, slot_pairs[:, 0]], quads[:, slot_pairs[:, 1]]]  # [Q, 6]
-        rb = -(-r // v)
-        s = pair_scores.float()  # ordering is all the search needs; halves the [.., Q, 6] gather
-        if rb * v != r:  # a short last row block: zero rows favour no quad
-            s = torch.cat([s, s.new_zeros(rb * v - r, g, p)])
-        s = s.view(rb, v, g, p)
-        step = max(1, _CHUNK_ELEMENTS // (v * g * quad_pairs.numel()))
-        chosen = torch.cat(
-            [s[i : i + step][..., quad_pairs].amax(-1).sum(1).argmax(-1) for i in range(0, rb, step)]
-        )  # [RB, G] quad index
-        allowed = quad_pairs[chosen].repeat_interleave(v, 0)[:r]  # [R, G, 6] pair ids in the quad
-        best = torch.gather(allowed, -1, torch.gather(pair_scores, -1, allowed).argmax(-1, keepdim=True)).squeeze(-1)
-    mask = torch.zeros(r, g, w, dtype=torch.bool, device=pair_scores.device)
-    return mask.scatter_(-1, pairs[best], True)
