@@ -14,7 +14,6 @@ import importlib.util
 import io
 import json
 import os
-import random
 
 import torch
 from torch import nn
@@ -66,15 +65,11 @@ def _offline():
 
 
 def rotten_tomatoes(split_seed: int = 0):
-    """The 12,808 fresh (1) / rotten (0) snippets, shuffled with a fixed seed, split 80/10/10.
-    The split never depends on the training seed."""
-    path = os.path.join(package_dir(TEXT_PKG), "data", "rotten_tomatoes_corpus_full.csv.bz2")
-    rows = csv.DictReader(io.StringIO(bz2.open(path, "rt", encoding="utf-8").read()))
-    data = [(r["text"], int(r["category"] == "fresh")) for r in rows if r["category"] in ("fresh", "rotten")]
-    random.Random(split_seed).shuffle(data)
-    n = len(data)
-    a, b = int(0.8 * n), int(0.9 * n)
-    return data[:a], data[a:b], data[b:]
+    """The 12,808 fresh (1) / rotten (0) snippets split 80/10/10 (the demo's split; it never depends
+    on the training seed), read from wherever this module finds the text package (bundles too)."""
+    from vnmsparse.demo import rotten_tomatoes as load
+
+    return load(split_seed, os.path.join(package_dir(TEXT_PKG), "data"))
 
 
 def lm_texts() -> dict:

