@@ -6,6 +6,7 @@ import torch
 
 import vnmsparse as vs
 from vnmsparse.kernels import spmm_mma_sp as K
+from vnmsparse.kernels import spmm_wgmma_sp as W
 
 CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (200, 1003, 7, "64:2:8", torch.bfloat16, True, None),
@@ -13,6 +14,8 @@ CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (515, 2053, 9, "64:2:8", torch.float16, True, 3),
     (260, 4100, 300, "128:2:32", torch.bfloat16, True, None),
     (48, 333, 1, "16:2:5", torch.bfloat16, False, None),
+    (300, 1000, 260, "128:2:10", torch.bfloat16, True, None),
+    (130, 4000, 5, "64:2:8", torch.float16, True, 3),
 ]
 
 gen = torch.Generator().manual_seed(0)
@@ -30,5 +33,10 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
         err = ((y.float() - ref).norm() / ref.norm()).item()
         worst = max(worst, err)
         print(f"{pattern:9s} R={r} K={k} T={t} splits={splits} bulk={bulk}: rel err {err:.2e}")
+    if W.supported(torch.device("cuda"))[0] and cfg.v % 64 == 0:
+        y = W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits)
+        err = ((y.float() - ref).norm() / ref.norm()).item()
+        worst = max(worst, err)
+        print(f"{pattern:9s} R={r} K={k} T={t} splits={splits} wgmma: rel err {err:.2e}")
 torch.cuda.synchronize()
 print(f"worst rel err {worst:.2e}", "OK" if worst < 1e-2 else "FAILED")

@@ -23,17 +23,22 @@ ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_BULK] = functools.partial(spmm_mma_sp.can
 ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.spmm_sm90a
 ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.canonical_from_layout
 
+# Below this many tokens the cp.async mma.sp kernel (split-K over all SMs) beats the wgmma.sp
+# kernel on an H200 (benchmarks/NOTES.md, v5: 64:2:8 decode 1.04x vs 0.78x cuBLAS).
+WGMMA_MIN_TOKENS = 65
+
+
 @functools.lru_cache(maxsize=None)
 def _best_kernel(device_index: int) -> int:
-    """0: none (reference), 1: cp.async mma.sp kernel, 2: bulk-copy mma.sp kernel (sm_90)."""
+    """0: none (reference), 1: cp.async mma.sp kernel, 3: wgmma.sp kernel (sm_90a) for prefill."""
     device = torch.device("cuda", device_index)
     ok, why = spmm_mma_sp.supported(device)
     if not ok:
         warnings.warn(f"vnmsparse: no Sparse Tensor Core kernel on {device} ({why}); using the PyTorch reference")
         return 0
-    # The bulk-copy kernel is correct on sm_90 but, as of the notes' v2 measurements, slower than
-    # the cp.async one (producer-bound); it stays an explicit path until it wins.
-    return 1
+    # The bulk-copy mma.sp kernel (2) is correct on sm_90 but slower than the cp.async one
+    # (producer-bound, NOTES v2); it stays an explicit path.
+    return 3 if spmm_wgmma_sp.supported(device)[0] else 1
 
 
 # torch.compile evaluates this once at trace time instead of tracing the JIT's probing code.
@@ -48,8 +53,9 @@ def _select(x, vw, bias):
     kind = best_kernel(x.device.index if x.device.index is not None else torch.cuda.current_device())
     if kind == 0:
         return None
-    bulk = kind == 2
-    return (spmm_mma_sp.LAYOUT_BULK if bulk else spmm_mma_sp.LAYOUT), spmm_mma_sp.layout_of(vw, bulk)
+    if kind == 3 and x.numel() >= WGMMA_MIN_TOKENS * x.shape[-1]:
+        return spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.layout_of(vw)
+    return spmm_mma_sp.LAYOUT, spmm_mma_sp.layout_of(vw)
 
 
 ops.OPERAND_SELECTORS.append(_select)

@@ -82,17 +82,20 @@ TILES = (
 TILE_TABLE = {(t.bm, t.bn): t for t in TILES}
 
 
-def row_tile(v: int) -> int | None:
-    """CTA row tile for V: 128 (two consumer warpgroups) if it divides V, else 64, else None
-    (V % 64 != 0: the mma.sp kernel runs instead)."""
+def row_tile(v: int, m: int = 8) -> int | None:
+    """CTA row tile: 128 (two consumer warpgroups) if it divides V, else 64, else None (V % 64 != 0:
+    the mma.sp kernel runs instead). A tile shares one gathered column set, so it must lie inside
+    a V-row block; m = 4 keeps every column, so any V takes 128."""
+    if m == 4:
+        return 128
     return 128 if v % 128 == 0 else 64 if v % 64 == 0 else None
 
 
-def choose_tile(ntok: int, rows: int, v: int, sms: int = 132) -> WgTile:
+def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8) -> WgTile:
     """The widest token tile (64/128/256) that still gives every SM a CTA; decode gets bn = 64."""
-    bm = row_tile(v)
+    bm = row_tile(v, m)
     if bm is None:
-        raise ValueError(f"the wgmma.sp kernel needs V % 64 == 0, got V = {v}")
+        raise ValueError(f"the wgmma.sp kernel needs V % 64 == 0 (or M = 4), got V = {v}")
     row_tiles = -(-rows // bm)
     for bn in (256, 128):
         tile = TILE_TABLE[(bm, bn)]
@@ -148,7 +151,7 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     V % 64 != 0 runs the cp.async mma.sp kernel (same operands). ``tile``, ``splits`` and ``out``
     (a contiguous [T, R] buffer) exist for tests and tuning.
     """
-    if row_tile(v) is None:
+    if row_tile(v, m) is None:
         if tile is not None:
             raise ValueError(f"tile {tile} needs V % 64 == 0, got V = {v}")
         return spmm_mma_sp.spmm_sm80(x, values, meta, cols, bias, out_features, in_features, v, m,
@@ -160,8 +163,8 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     ntok = x2.shape[0]
     xt, ldx, ntok_load = spmm_mma_sp.feature_major(x2)
     sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
-    tile = tile or choose_tile(ntok, r, v, sms)
-    if v % tile.bm:
+    tile = tile or choose_tile(ntok, r, v, sms, m)
+    if cols is not None and v % tile.bm:
         raise ValueError(f"tile {tile} does not fit V = {v} (bm must divide V)")
     gp = values.shape[1]
     steps = gp // KS

@@ -73,6 +73,11 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(u64* bar, u32 bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
                : "memory");
 }
+// Arrive on the mbarrier once every cp.async this thread issued so far has landed; .noinc: the
+// arrival is one of the barrier's expected count.
+__device__ __forceinline__ void cp_async_mbar_arrive_noinc(u64* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(bar)) : "memory");
+}
 __device__ __forceinline__ void mbar_wait(u64* bar, u32 parity) {
   asm volatile(
       "{\n.reg .pred p;\nWAIT_%=:\n"

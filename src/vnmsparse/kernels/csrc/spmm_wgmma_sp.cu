@@ -8,7 +8,7 @@
 //
 // CTA = BM rows inside one V-row block (BM = 64 per consumer warpgroup: BM = 128 shares one
 // gathered B tile between two consumer warpgroups) x BN tokens (the wgmma N: 64, 128 or 256).
-// Warpgroup 0 is the producer (setmaxnreg down to 40 registers); warpgroups 1.. are consumers.
+// Warpgroup 0 is the producer (setmaxnreg down to 72 registers); warpgroups 1.. are consumers.
 //
 // One pipeline stage = KS = 16 groups = 64 gathered k rows = two k32 wgmma.sp per consumer.
 // Shared-memory images of a stage (formulas: vnmsparse/kernels/wgmma_sp_layout.py, proven on an
@@ -23,11 +23,13 @@
 //      groups 8ks..8ks+7; the metadata word is one byte permute of rows gid and gid + 8.
 //
 // Ordering of the generic-proxy cp.async writes before the async-proxy (wgmma) reads: each
-// producer thread waits for its own copies of the stage (cp.async.wait_group), then executes
-// fence.proxy.async.shared::cta, then arrives (release) on the stage's full barrier; consumers
-// wait (acquire) on it before their wgmma. To keep copies in flight the producer arrives LAG =
-// STAGES - 2 stages behind the one it issues. Consumers keep one wgmma group in flight and release
-// a stage (one arrival per warp on its empty barrier) after wgmma.wait_group 1 retired it.
+// producer thread ends a stage with cp.async.mbarrier.arrive.noinc on the stage's full barrier
+// (count 128), which arrives once the thread's copies have landed, so the producer never waits
+// for its own copies (v5 waited with cp.async.wait_group + fence.proxy.async before a plain
+// arrive: ~2600 clk per stage against ~700 of math, latency-bound). Consumers wait (acquire) on
+// the barrier, then execute fence.proxy.async.shared::cta, so that their wgmma (async proxy)
+// reads see the writes they acquired. Consumers keep one wgmma group in flight and release a
+// stage (one arrival per warp on its empty barrier) after wgmma.wait_group 1 retired it.
 #include "wgmma.cuh"
 
 namespace vnm {
@@ -58,10 +60,9 @@ struct Plan {
   static constexpr int EPI = BN * C_PITCH * 2;
   // Dynamic shared memory of a launch: + 1024 to align the base (swizzles need 1024-byte images).
   static constexpr int BYTES = (PIPE > EPI ? PIPE : EPI) + 1024;
-  static constexpr int LAG = STAGES - 2;
   // Two CTAs per SM where a consumer fits in 128 registers (one warpgroup, N <= 128).
   static constexpr int CTAS_PER_SM = (BM == 64 && BN <= 128) ? 2 : 1;
-  static_assert(STAGES >= 3, "the producer arrives STAGES - 2 behind: needs 3+ stages");
+  static_assert(STAGES >= 2, "one stage in the math, one being filled");
   static_assert(BM == 64 || BM == 128, "BM = 64 per consumer warpgroup");
   static_assert(BN == 64 || BN == 128 || BN == 256, "BN is the wgmma N");
 };
@@ -83,12 +84,13 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
   using wg::cp_async16_s;
   constexpr int NC = P::NC;
   // Register budget per role: entry cap = 65536 / (NT * CTAS_PER_SM); the producer gives back,
-  // the consumers take: 128*40 + 256*232 = 384*168 (BM = 128), 128*40 + 128*216 = 256*128
-  // (BM = 64, two CTAs per SM). BM = 64, BN = 256 (one CTA of 256 threads per SM) needs no
-  // reallocation: its entry count already covers the consumer (ptxas reports it), so only the
-  // producer shrinks (an .inc to at most the current count would be ill-formed).
-  constexpr int PRODUCER_REGS = 40;
-  constexpr int CONSUMER_REGS = BM == 128 ? 232 : P::CTAS_PER_SM == 2 ? 216 : 0;
+  // the consumers take: 128*72 + 256*216 = 384*168 (BM = 128), 128*72 + 128*184 = 256*128
+  // (BM = 64, two CTAs per SM). The row-wise gather spilled at 40 and 56. BM = 64, BN = 256
+  // (one CTA of 256 threads per SM) needs no reallocation: its entry count already covers the
+  // consumer (ptxas reports it), so only the producer shrinks (an .inc to at most the current
+  // count would be ill-formed).
+  constexpr int PRODUCER_REGS = 72;
+  constexpr int CONSUMER_REGS = BM == 128 ? 216 : P::CTAS_PER_SM == 2 ? 184 : 0;
 
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const u32 raw = smem_addr(smem_raw);
@@ -118,39 +120,47 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
   if (tid < 128) {
     // ------------------------------------------------------------------ producer warpgroup
     setmaxnreg_dec<PRODUCER_REGS>();
-    // B: 2 threads per gathered k row, each BN/16 consecutive 16-byte chunks (one address per row).
-    // Chunk c = half*CPT + j of row kr lands at slab (c >> 3), 16-byte column (c & 7) ^ (kr & 7).
-    // With the row base 128-byte aligned that is (base + 8192*(j >> 3) + 16*(j & 7)) ^ bx: one XOR
-    // per copy from one live value (precomputed per-chunk addresses would not fit in 40 registers).
-    constexpr int CPT = BN / 16;
-    const int kr = tid >> 1, half = tid & 1;
-    const u32 b_row = smem_addr(sB) + kr * 128 + ((half * CPT) >> 3) * (wg::KROWS * 128);
-    const u32 bx = 16u * ((kr & 7) ^ (CPT < 8 ? 4 * half : 0));
-    const int tok_lim = ntok_load - tok0 - 8 * half * CPT;  // chunk j is loadable iff 8*j < tok_lim
-    const size_t tok_off = static_cast<size_t>(tok0) + 8 * half * CPT;
+    // B: one warp instruction copies whole gathered rows of X^T (CPR consecutive 16-byte chunks
+    // per row, RPI rows per instruction): 512 contiguous bytes in 4 lines at BN = 256, where v4
+    // (two threads per row) touched 32 lines per instruction and was bound by the LSU's address
+    // processing, not by L2 bandwidth. Warp w fills stage rows 16w .. 16w + 15;
+    // lane l (< 16) computes the X^T row of stage row 16w + l and the others read it by shuffle.
+    // Chunk c of stage row kr lands at slab c >> 3, 16-byte column (c & 7) ^ (kr & 7).
+    constexpr int CPR = BN / 8;
+    constexpr int RPI = 32 / CPR;
+    constexpr int RPW = wg::KROWS / 4;
+    const int warp = tid >> 5, lane = tid & 31;
+    const int c = lane % CPR, rsub = lane / CPR;
+    const bool ok_t = 8 * c < ntok_load - tok0;
+    const T* xcol = xt + static_cast<size_t>(tok0) + 8 * c;
+    const u32 b_lane = smem_addr(sB) + (c >> 3) * (wg::KROWS * 128) + warp * RPW * 128;
+    const int myrow = lane & (RPW - 1);  // stage row 16w + myrow: group 4w + myrow / 4, slot myrow % 4
+    const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp + warp * (RPW / 4) + myrow / 4 : nullptr;
+    auto column_word = [&](int step) -> u32 {
+      return (HAS_COLS && step < kend) ? __ldg(colrow + step * KS) : wg::IDENTITY_COLUMNS;
+    };
     // A: row r0 + 32*j, chunk ca; every row r0 + 32*j has the same swizzle (bits 1-2 of the row).
     const int r0 = tid >> 2, ca = tid & 3;
     const u32 a_dst = smem_addr(sA) + r0 * 64 + 16 * (ca ^ ((r0 >> 1) & 3));
     const T* a_src = values + (static_cast<size_t>(min(row0 + r0, R - 1)) * Gp) * 2 + ca * 8;
     const size_t a_step = static_cast<size_t>(32) * Gp * 2;  // 32 rows
-    const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp : nullptr;
-    auto column_word = [&](int step) -> u32 {
-      return (HAS_COLS && step < kend) ? __ldg(colrow + step * KS + kr / 4) : wg::IDENTITY_COLUMNS;
-    };
-    u32 wcur = column_word(kbeg);
+    // Column words run three stages ahead: with one stage of look-ahead the producer was a chain
+    // of dependent L2 loads (word -> row addresses -> copies -> next word), one stage per L2
+    // round trip, and fell behind the math whenever the ring had room (NOTES v7).
+    u32 wcur = column_word(kbeg), w1 = column_word(kbeg + 1), w2 = column_word(kbeg + 2);
     for (int it = 0; it < nsteps; ++it) {
       const int step = kbeg + it, s = it % STAGES, g0 = step * KS;
-      const u32 wnext = column_word(step + 1);  // latency hidden behind the wait and this stage's copies
+      const u32 w3 = column_word(step + 3);
       if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
       {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
-        const int k = (g0 + kr / 4) * m + static_cast<int>((wcur >> (8 * (kr & 3))) & 0xffu);
-        const bool ok_k = k < K;
-        const T* src = xt + (ok_k ? static_cast<size_t>(k) * ldx + tok_off : 0);
-        const u32 base = b_row + s * P::B;
+        const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
+        const u32 base = b_lane + s * P::B;
 #pragma unroll
-        for (int j = 0; j < CPT; ++j) {
-          const bool ok = ok_k && 8 * j < tok_lim;
-          cp_async16_s(((base + (j >> 3) * (wg::KROWS * 128)) + 16 * (j & 7)) ^ bx, ok ? src + 8 * j : xt, ok);
+        for (int i = 0; i < RPW / RPI; ++i) {
+          const int row = i * RPI + rsub;  // stage row 16w + row; (16w + row) & 7 == row & 7
+          const int k = __shfl_sync(0xffffffffu, kmine, row);
+          const bool ok = ok_t && k < K;
+          cp_async16_s(base + row * 128 + 16 * ((c & 7) ^ (row & 7)), ok ? xcol + static_cast<size_t>(k) * ldx : xt, ok);
         }
       }
       {  // A: BM rows x 4 chunks; rows past R zero-filled
@@ -167,17 +177,12 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
         const int grow = min(row0 + tid, R - 1);
         cp_async8(sM + s * P::M + tid * 8, meta + static_cast<size_t>(grow) * (Gp / 2) + g0 / 2, true);
       }
-      cp_async_commit();
-      if (it >= P::LAG) {
-        cp_async_wait<P::LAG>();  // this thread's copies of stage it - LAG have landed
-        fence_proxy_async_smem();  // ... and are ordered before the async proxy's (wgmma) reads
-        mbar_arrive(&full[(it - P::LAG) % STAGES]);
-      }
-      wcur = wnext;
+      cp_async_mbar_arrive_noinc(&full[s]);
+      wcur = w1;
+      w1 = w2;
+      w2 = w3;
     }
-    cp_async_wait<0>();
-    fence_proxy_async_smem();
-    for (int it = max(0, nsteps - P::LAG); it < nsteps; ++it) mbar_arrive(&full[it % STAGES]);
+    cp_async_wait<0>();  // the async arrivals above must not outlive the thread
   } else {
     // ------------------------------------------------------------------ consumer warpgroups
     if constexpr (CONSUMER_REGS > 0) setmaxnreg_inc<CONSUMER_REGS>();
@@ -193,14 +198,22 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
     const u64 b_desc0 = gmma_desc<128>(smem_addr(sB), wg::KROWS * 128, 1024);
     const int mrow = 64 * cw + 16 * warp + gid;  // metadata rows mrow, mrow + 8
     const u32 perm = (tig & 1) ? 0x7632u : 0x5410u;
-
-    for (int it = 0; it < nsteps; ++it) {
+    // The metadata words are read by the asynchronous wgmma like an A fragment: their registers
+    // must keep the values until the group that reads them retires. With one set of variables the
+    // compiler loaded stage i+1's words into the registers stage i's group was still reading
+    // (wrong 16-row slices at random, first seen with the 128 x 128 tile). So two sets alternate
+    // between even and odd stages, and each set is touched again only after the wait_group that
+    // retired its reader; the empty asm keeps the set live (in its registers) until then.
+    u32 ea0 = 0, ea1 = 0, eb0 = 0, eb1 = 0;
+    auto stage = [&](int it, u32& e0, u32& e1, u32& o0, u32& o1) {
       const int s = it % STAGES;
       mbar_wait(&full[s], (it / STAGES) & 1);
+      fence_proxy_async_smem();  // the acquired cp.async writes, before this thread's wgmma reads
       const unsigned char* me = sM + s * P::M;
       const uint2 lo = *reinterpret_cast<const uint2*>(me + mrow * 8);
       const uint2 hi = *reinterpret_cast<const uint2*>(me + (mrow + 8) * 8);
-      const u32 e0 = __byte_perm(lo.x, hi.x, perm), e1 = __byte_perm(lo.y, hi.y, perm);
+      e0 = __byte_perm(lo.x, hi.x, perm);
+      e1 = __byte_perm(lo.y, hi.y, perm);
       const u64 a_desc = a_desc0 + static_cast<u64>((s * P::A) >> 4);
       const u64 b_desc = b_desc0 + static_cast<u64>((s * P::B) >> 4);
       wgmma_fence_operand(acc);
@@ -208,16 +221,23 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
       WgmmaSp<T, BN>::template ss<0, 1>(acc, a_desc, b_desc, e0, 1);
       WgmmaSp<T, BN>::template ss<0, 1>(acc, a_desc + (32 >> 4), b_desc + (4096 >> 4), e1, 1);
       wgmma_commit();
-      wgmma_fence_operand(acc);
       wgmma_wait<1>();  // the previous stage's group has retired: its buffers are free
-      wgmma_fence_operand(acc);
+      asm volatile("" : "+r"(o0), "+r"(o1));  // ... and so are the words it read
       if (it > 0) {
         __syncwarp();
         if (lane == 0) mbar_arrive(&empty[(it - 1) % STAGES]);
       }
+    };
+    int it = 0;
+#pragma unroll 1
+    for (; it + 1 < nsteps; it += 2) {
+      stage(it, ea0, ea1, eb0, eb1);
+      stage(it + 1, eb0, eb1, ea0, ea1);
     }
+    if (it < nsteps) stage(it, ea0, ea1, eb0, eb1);
     wgmma_wait<0>();
     wgmma_fence_operand(acc);
+    asm volatile("" : "+r"(ea0), "+r"(ea1), "+r"(eb0), "+r"(eb1));
 
     if (SPLIT) {
 #pragma unroll
