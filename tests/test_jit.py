@@ -352,3 +352,13 @@ def finish(proc):
     assert proc.returncode == 0, err
     key, origin = out.split()
     return key, origin
+
+
+def test_tensor_map_validates_before_the_driver():
+    import ctypes
+
+    with pytest.raises(ValueError, match="CUDA fp16/bf16"):
+        jit.tensor_map_2d(torch.zeros(8, 64, dtype=torch.bfloat16), (64, 8))  # a CPU tensor
+    with pytest.raises(ValueError, match="contiguous rows"):
+        jit.tensor_map_2d(torch.zeros(8, 64).t(), (64, 8))
+    assert len(jit.NO_TENSOR_MAP) == 128 and ctypes.sizeof(jit.PARAM_TYPES["tmap"]) == 128

@@ -187,6 +187,25 @@ def test_layout_round_trip(v, m, r, k):
     assert all(a is b for a, b in zip(W.layout_of(vw), spmm_mma_sp.layout_of(vw)) if a is not None)
 
 
+@pytest.mark.parametrize("v,m,r,k", [(64, 8, 130, 520), (128, 16, 300, 1000), (64, 32, 64, 4096), (16, 4, 40, 88)])
+def test_layout_as_2_4_round_trip(v, m, r, k):
+    cfg = vs.VNMConfig(v, 2, m)
+    gen = torch.Generator().manual_seed(m)
+    w = (torch.randn(r, k, generator=gen) * vs.random_vnm_mask((r, k), cfg, generator=gen)).bfloat16()
+    vw = vs.pack(w, cfg)
+    values, meta, cols = W.layout_as_2_4(vw)
+    assert cols is None and W.layout_as_2_4(vw)[0] is values  # cached on the weight
+    parts = W.canonical_from_layout_as_2_4(values, meta, cols, (r, k), cfg)
+    assert torch.equal(vs.format.unpack_parts(*parts, (r, k), cfg), w)
+
+
+def test_layout_as_2_4_needs_m_multiple_of_4():
+    cfg = vs.VNMConfig(64, 2, 10)
+    vw = vs.pack(torch.zeros(64, 100, dtype=torch.bfloat16), cfg)
+    with pytest.raises(ValueError, match="M % 4"):
+        W.layout_as_2_4(vw)
+
+
 def test_not_a_cpu_path():
     from vnmsparse.kernels import spmm_paths
 
@@ -204,14 +223,14 @@ needs_sm90a = pytest.mark.skipif(not torch.cuda.is_available() or not wgmma_ok()
                                  reason="needs an sm_90 GPU (H100/H200) and NVRTC")
 
 
-def run_case(r, k, t, v, m, dtype, bias, gen, *, tile=None, splits=None, lead=()):
+def run_case(r, k, t, v, m, dtype, bias, gen, *, tile=None, splits=None, lead=(), tma_x=None):
     cfg = vs.VNMConfig(v, 2, m)
     w = random_vnm(r, k, cfg, dtype, "cuda", gen)
     vw = vs.pack(w, cfg)
     x = torch.randn(*lead, t, k, generator=gen).to(dtype).cuda()
     b = torch.randn(r, generator=gen).to(dtype).cuda() if bias else None
     out = torch.full((math.prod(lead) * t, r), float("nan"), dtype=dtype, device="cuda")
-    y = W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, v, m, tile=tile, splits=splits, out=out)
+    y = W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, v, m, tile=tile, splits=splits, out=out, tma_x=tma_x)
     torch.cuda.synchronize()
     ref = x.float() @ w.float().t() + (b.float() if bias else 0)
     assert y.shape == (*lead, t, r) and y.dtype == dtype
@@ -258,6 +277,53 @@ def test_every_tile_split_k(tile):
     gen = torch.Generator().manual_seed(23)
     run_case(260, 8 * 16 * 9 + 5, 20, 128, 8, torch.bfloat16, True, gen, tile=tile, splits=3)
     run_case(256, 4096, 64, 128, 4, torch.float16, False, gen, tile=tile, splits=5)
+
+
+@pytest.mark.gpu
+@needs_sm90a
+@pytest.mark.parametrize("tile", W.TILES, ids=str)
+def test_x_by_tma(tile):
+    """Plain 2:4 with K % 8 == 0 reads X through TMA: ragged T, R and K tails (zero fill past the
+    tensor), every tile, split-K on the decode tile; the X^T gather gives the same answer."""
+    gen = torch.Generator().manual_seed(tile.bm + tile.bn)
+    for r, k, t in ((260, 8 * 131, 300), (389, 72, 1000), (128, 4096, 7), (200, 1000, 1)):
+        for dtype, bias in ((torch.bfloat16, True), (torch.float16, False)):
+            run_case(r, k, t, 64, 4, dtype, bias, gen, tile=tile, tma_x=True)
+    run_case(300, 2048, 33, 64, 4, torch.bfloat16, True, gen, tile=tile, tma_x=False)
+    if tile.splittable:
+        run_case(256, 4096, 40, 64, 4, torch.bfloat16, True, gen, tile=tile, splits=5, tma_x=True)
+
+
+@pytest.mark.gpu
+@needs_sm90a
+def test_as_2_4_path():
+    """V:2:M (M % 4 == 0) run as 2:4 through the op, forward and backward."""
+    from vnmsparse.kernels import spmm_paths
+
+    path = spmm_paths("cuda")["wgmma_sp_as_2_4"]
+    gen = torch.Generator().manual_seed(11)
+    for (v, m), (r, k, t) in itertools.product(((64, 8), (128, 16), (64, 32)), ((200, 1000, 300), (4096, 4096, 2048), (64, 520, 65))):
+        cfg = vs.VNMConfig(v, 2, m)
+        w = random_vnm(r, k, cfg, torch.bfloat16, "cuda", gen)
+        x = torch.randn(t, k, generator=gen).bfloat16().cuda()
+        b = torch.randn(r, generator=gen).bfloat16().cuda()
+        ref = x.float() @ w.float().t() + b.float()
+        y = path(x, vs.pack(w, cfg), b)
+        assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2, (cfg, r, k, t)
+    x.requires_grad_(True)
+    path(x, vs.pack(w, cfg), b).float().sum().backward()
+    assert torch.allclose(x.grad.float(), w.float().sum(0).expand(t, k), rtol=1e-2, atol=1e-1)
+
+
+@pytest.mark.gpu
+@needs_sm90a
+def test_x_by_tma_needs_plain_2_4_and_aligned_rows():
+    gen = torch.Generator().manual_seed(9)
+    with pytest.raises(ValueError, match="tma_x"):
+        run_case(128, 1000, 64, 64, 8, torch.bfloat16, False, gen, tma_x=True)
+    with pytest.raises(ValueError, match="tma_x"):
+        run_case(128, 1001, 64, 64, 4, torch.bfloat16, False, gen, tma_x=True)
+    run_case(128, 1001, 64, 64, 4, torch.bfloat16, False, gen)  # odd K: the gather path
 
 
 @pytest.mark.gpu

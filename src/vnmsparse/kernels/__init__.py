@@ -22,6 +22,8 @@ ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT] = spmm_mma_sp.canonical_from_layout
 ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_BULK] = functools.partial(spmm_mma_sp.canonical_from_layout, bulk=True)
 ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.spmm_sm90a
 ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.canonical_from_layout
+ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT_AS_2_4] = spmm_wgmma_sp.spmm_sm90a_as_2_4
+ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT_AS_2_4] = spmm_wgmma_sp.canonical_from_layout_as_2_4
 
 # Below this many tokens the cp.async mma.sp kernel (split-K over all SMs) beats the wgmma.sp
 # kernel on an H200 (benchmarks/NOTES.md, v5: 64:2:8 decode 1.04x vs 0.78x cuBLAS).
@@ -75,6 +77,8 @@ def spmm_paths(device=None) -> dict:
     if device is not None and device.type == "cuda" and spmm_wgmma_sp.supported(device)[0]:
         paths["wgmma_sp"] = lambda x, vw, bias=None: ops.spmm_op(
             x, *spmm_wgmma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_wgmma_sp.LAYOUT)
+        paths["wgmma_sp_as_2_4"] = lambda x, vw, bias=None: ops.spmm_op(
+            x, *spmm_wgmma_sp.layout_as_2_4(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_wgmma_sp.LAYOUT_AS_2_4)
     return paths
 
 

@@ -59,6 +59,7 @@ PARAM_TYPES = {
     "u64": ctypes.c_uint64,
     "f32": ctypes.c_float,
     "f64": ctypes.c_double,
+    "tmap": ctypes.c_uint64 * 16,  # a TMA descriptor by value: the 128 bytes of tensor_map_2d()
 }
 
 _ARCH_RE = re.compile(r"sm_\d{2,3}[af]?")
@@ -151,7 +152,8 @@ class Kernel:
         self.name, self.module, self.device = name_expression, module, device
         self.params = tuple(params)
         # Built once so launch() only converts values: ptr args need a tensor check, scalars are plain ctypes.
-        self._converters = tuple(_pointer_arg if p == "ptr" else PARAM_TYPES[p] for p in self.params)
+        self._converters = tuple(_pointer_arg if p == "ptr" else _tensor_map_arg if p == "tmap" else PARAM_TYPES[p]
+                                 for p in self.params)
         self._pointer_array = ctypes.c_void_p * len(self.params)
 
         handle = module._cuda_kernel_handle(name_expression)
@@ -697,6 +699,53 @@ def _pointer_arg(value) -> ctypes.c_void_p:
     if not value.is_cuda:  # a host pointer would fault on the device and poison the CUDA context
         raise ValueError(f"kernel pointer argument must be a CUDA tensor, got one on {value.device}")
     return ctypes.c_void_p(value.data_ptr())
+
+
+def _tensor_map_arg(value: bytes):
+    if len(value) != 128:
+        raise ValueError(f"a tmap kernel argument is the 128 bytes of a CUtensorMap, got {len(value)}")
+    return PARAM_TYPES["tmap"].from_buffer_copy(value)
+
+
+NO_TENSOR_MAP = bytes(128)
+"""A "tmap" argument for kernels that take one but do not use it in this launch."""
+
+
+def tensor_map_2d(t, box: tuple[int, int], swizzle: int = 128) -> bytes:
+    """TMA descriptor of a row-major 2-D fp16/bf16 CUDA tensor, for a "tmap" kernel parameter.
+
+    ``box`` = (elements along the contiguous dimension, rows) that one copy moves; ``swizzle`` in
+    bytes (0, 32, 64, 128). Reads past the tensor's edges fill zeros. Encoding is host-only work
+    (no device call); descriptors are cached by (address, shape, strides, box), so a repeated
+    call, and every CUDA-graph replay, costs one dict lookup.
+    """
+    import torch
+
+    if t.dim() != 2 or t.stride(1) != 1 or t.dtype not in (torch.float16, torch.bfloat16) or not t.is_cuda:
+        raise ValueError(f"tensor_map_2d needs a 2-D CUDA fp16/bf16 tensor with contiguous rows, got "
+                         f"{tuple(t.shape)} strides {t.stride()} {t.dtype} on {t.device}")
+    pitch = t.stride(0) * t.element_size()
+    if t.data_ptr() % 16 or pitch % 16:
+        raise ValueError(f"TMA needs a 16-byte aligned base and row pitch, got address {t.data_ptr():#x}, pitch {pitch} B")
+    return _encode_2d(t.data_ptr(), t.dtype == torch.bfloat16, t.shape[1], t.shape[0], pitch, box[0], box[1], swizzle)
+
+
+@functools.lru_cache(maxsize=1024)
+def _encode_2d(address: int, bf16: bool, cols: int, rows: int, pitch: int, box_cols: int, box_rows: int,
+               swizzle: int) -> bytes:
+    from cuda.bindings import driver
+
+    dtype = driver.CUtensorMapDataType
+    swizzles = {0: "NONE", 32: "32B", 64: "64B", 128: "128B"}
+    tmap = _check(driver, driver.cuTensorMapEncodeTiled(
+        dtype.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 if bf16 else dtype.CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, address,
+        [driver.cuuint64_t(cols), driver.cuuint64_t(rows)], [driver.cuuint64_t(pitch)],
+        [driver.cuuint32_t(box_cols), driver.cuuint32_t(box_rows)], [driver.cuuint32_t(1), driver.cuuint32_t(1)],
+        driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        getattr(driver.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{swizzles[swizzle]}"),
+        driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
+    return ctypes.string_at(tmap.getPtr(), 128)
 
 
 def _current_raw_stream_getter():

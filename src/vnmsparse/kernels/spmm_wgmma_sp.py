@@ -14,14 +14,15 @@ import functools
 
 import torch
 
-from ..format import VNMWeight
+from ..config import VNMConfig
+from ..format import VNMWeight, pack, unpack, unpack_parts
 from . import jit, spmm_mma_sp
 
 SOURCE = "spmm_wgmma_sp.cu"
 LAYOUT = "wgmma_sp"  # the ops layout name (dispatch key); the tensors are spmm_mma_sp's "sm80" layout
 KS = spmm_mma_sp.KS  # groups per pipeline stage; must match wg::KS in the .cu
 _CTYPE = {torch.float16: "__half", torch.bfloat16: "__nv_bfloat16"}
-_PARAMS = ("ptr",) * 7 + ("i32",) * 9
+_PARAMS = ("ptr",) * 7 + ("i32",) * 9 + ("tmap",)
 SMEM_PER_SM = 233472  # H100/H200: 228 KB per SM, of which 1 KB is reserved per resident CTA
 
 
@@ -56,8 +57,8 @@ class WgTile:
         epilogue = self.bn * (self.bm + 8) * 2
         return max(pipe, epilogue) + 1024
 
-    def name(self, dtype: torch.dtype, has_cols: bool, split: bool) -> str:
-        args = (_CTYPE[dtype], self.bm, self.bn, self.stages, _b(has_cols), _b(split))
+    def name(self, dtype: torch.dtype, has_cols: bool, split: bool, tma_x: bool = False) -> str:
+        args = (_CTYPE[dtype], self.bm, self.bn, self.stages, _b(has_cols), _b(split), _b(tma_x))
         return "vnm::spmm_wgmma_sp<" + ", ".join(str(a) for a in args) + ">"
 
     def __str__(self) -> str:
@@ -131,6 +132,37 @@ def canonical_from_layout(values, meta, cols, shape, cfg) -> tuple:
     return spmm_mma_sp.canonical_from_layout(values, meta, cols, shape, cfg)
 
 
+# "As 2:4": a V:2:M weight with M % 4 == 0 is also a plain 2:4 weight over the full K (every aligned
+# 4 columns lie in one group and hold at most the row's 2 kept values). Run that way, nothing is
+# gathered and X is read by TMA with no X^T, at the 2:4 instruction count (M/4 times the gathered
+# path's math): a trade that can pay at small M, where the gather is the bound (NOTES).
+LAYOUT_AS_2_4 = "wgmma_sp_as_2_4"
+
+
+def build_layout_as_2_4(vw: VNMWeight) -> tuple:
+    if vw.cfg.m % 4:
+        raise ValueError(f"a V:2:M weight runs as 2:4 only when M % 4 == 0, got {vw.cfg}")
+    return spmm_mma_sp.build_layout(pack(unpack(vw), VNMConfig(vw.cfg.v, 2, 4)))
+
+
+def layout_as_2_4(vw: VNMWeight) -> tuple:
+    """(values, meta, None) of the weight packed as 2:4, cached on it."""
+    return vw.layout(LAYOUT_AS_2_4, build_layout_as_2_4)
+
+
+def spmm_sm90a_as_2_4(x, values, meta, cols, bias, out_features, in_features, v, m, **kw):
+    """:func:`spmm_sm90a` on the :func:`layout_as_2_4` operands of a V:2:M weight (M % 4 == 0)."""
+    return spmm_sm90a(x, values, meta, None, bias, out_features, in_features, v, 4, **kw)
+
+
+def canonical_from_layout_as_2_4(values, meta, cols, shape, cfg) -> tuple:
+    """The weight's own canonical parts (at its M) back from the 2:4 operands (for backward)."""
+    as24 = VNMConfig(cfg.v, 2, 4)
+    w = unpack_parts(*spmm_mma_sp.canonical_from_layout(values, meta, None, shape, as24), shape, as24)
+    vw = pack(w, cfg)
+    return vw.values, vw.positions, vw.columns
+
+
 # --------------------------------------------------------------------------------------------
 # launch
 
@@ -144,12 +176,20 @@ def _kernel(name: str):
     return jit.get_kernel(SOURCE, name, params=_PARAMS)
 
 
+def x_direct(x2: torch.Tensor, has_cols: bool) -> bool:
+    """Whether B can be X itself through TMA (no X^T): plain 2:4 (no column gather) and a row-major
+    X whose base and rows are 16-byte aligned (K % 8 == 0)."""
+    return (not has_cols and x2.stride(1) == 1 and x2.stride(0) == x2.shape[1] and x2.shape[1] % 8 == 0
+            and x2.data_ptr() % 16 == 0)
+
+
 def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, tile: WgTile | None = None,
-               splits: int | None = None, out: torch.Tensor | None = None):
+               splits: int | None = None, out: torch.Tensor | None = None, tma_x: bool | None = None):
     """Y = x @ W.T (+ bias) with wgmma.mma_async.sp; operands in the "sm80" layout.
 
-    V % 64 != 0 runs the cp.async mma.sp kernel (same operands). ``tile``, ``splits`` and ``out``
-    (a contiguous [T, R] buffer) exist for tests and tuning.
+    V % 64 != 0 runs the cp.async mma.sp kernel (same operands). Plain 2:4 (m = 4) reads X by TMA
+    where :func:`x_direct` allows (``tma_x=False`` forces the X^T gather). ``tile``, ``splits``
+    and ``out`` (a contiguous [T, R] buffer) exist for tests and tuning.
     """
     if row_tile(v, m) is None:
         if tile is not None:
@@ -161,7 +201,11 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     if done is not None:
         return done
     ntok = x2.shape[0]
-    xt, ldx, ntok_load = spmm_mma_sp.feature_major(x2)
+    direct = x_direct(x2, cols is not None) if tma_x is None else tma_x
+    if direct and not x_direct(x2, cols is not None):
+        raise ValueError(f"tma_x=True needs m = 4 and a row-major x with K % 8 == 0 and a 16-byte aligned base "
+                         f"(m = {m}, x strides {x2.stride()}, K = {k})")
+    xt, ldx, ntok_load = (x2, k, ntok) if direct else spmm_mma_sp.feature_major(x2)
     sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
     tile = tile or choose_tile(ntok, r, v, sms, m)
     if cols is not None and v % tile.bm:
@@ -176,9 +220,10 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     splits = -(-steps // per_split)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
     grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
-    _kernel(tile.name(x.dtype, cols is not None, splits > 1)).launch(
+    xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn)) if direct else jit.NO_TENSOR_MAP
+    _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct)).launch(
         grid, (tile.threads, 1, 1),
-        (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split),
+        (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, xmap),
         shared_mem=tile.smem_bytes,
     )
     if partial is not None:
@@ -188,7 +233,8 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
 
 def name_expressions(dtype: torch.dtype) -> list[str]:
     """Every kernel of this file for one dtype (what the compile-everything test builds)."""
-    return [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in ((False, True) if t.splittable else (False,))]
+    return [t.name(dtype, c, s, d) for t in TILES for c, d in ((True, False), (False, False), (False, True))
+            for s in ((False, True) if t.splittable else (False,))]
 
 
 def supported(device: torch.device) -> tuple[bool, str]:

@@ -41,6 +41,19 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
 }
 
+// A TMA descriptor (CUtensorMap, encoded on the host by jit.tensor_map_2d), passed by value.
+struct alignas(64) TensorMap {
+  unsigned long long opaque[16];
+};
+
+// One 2-D TMA box (c0 along the contiguous dimension) into shared memory, counted on `bar`.
+__device__ __forceinline__ void tma_load_2d(u32 dst, const TensorMap* map, int c0, int c1, u64* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(smem_addr(bar))
+      : "memory");
+}
+
 constexpr int KS = 16;         // groups per pipeline stage
 constexpr int KROWS = 4 * KS;  // gathered X^T rows per stage
 constexpr u32 IDENTITY_COLUMNS = 0x03020100u;  // m == 4: every group keeps columns 0..3
@@ -72,12 +85,17 @@ struct Plan {
 // Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
 // Without SPLIT the CTA writes y (bias fused); with SPLIT, fp32 partial sums partial[z][t][r]
 // that splitk_reduce (spmm_mma_sp.cu) finishes.
-template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT>
+//
+// TMA_X (m = 4 only: no column gather): B is X itself, row-major [T, K], loaded per stage as one
+// TMA box of 64 k x BN tokens (128B swizzle, K-major image, zero fill past K and T) described by
+// `xmap`; no X^T is made. Otherwise `xmap` is unused and B is gathered from X^T (`xt`).
+template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, bool TMA_X>
 __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN, STAGES>::CTAS_PER_SM)
     spmm_wgmma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                   const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                   float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
-                  int v, int steps_per_split) {
+                  int v, int steps_per_split, const __grid_constant__ wg::TensorMap xmap) {
+  static_assert(!(TMA_X && HAS_COLS), "TMA_X loads X whole: only for m = 4 (no column offsets)");
 #if VNM_HAS_WGMMA
   using P = wg::Plan<BM, BN, STAGES>;
   using wg::KS;
@@ -110,7 +128,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
 
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], 128);      // every producer thread arrives after its copies landed
+      // every producer thread arrives after its copies landed (+ the TMA issuer's expect_tx)
+      mbar_init(&full[s], 128 + (TMA_X ? 1 : 0));
       mbar_init(&empty[s], NC / 32);  // one arrival per consumer warp
     }
     mbar_init_fence();
@@ -152,7 +171,12 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
       const int step = kbeg + it, s = it % STAGES, g0 = step * KS;
       const u32 w3 = column_word(step + 3);
       if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
-      {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
+      if constexpr (TMA_X) {  // B: one box of X; the transaction count completes the phase
+        if (tid == 0) {
+          mbar_arrive_expect_tx(&full[s], P::B);
+          wg::tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
+        }
+      } else {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
         const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
         const u32 base = b_lane + s * P::B;
 #pragma unroll
@@ -195,7 +219,11 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
 
     // Descriptors of stage 0, k32 step 0; stage s / step ks add (bytes >> 4) to the address field.
     const u64 a_desc0 = gmma_desc<64>(smem_addr(sA) + cw * 64 * 64, 16, 512);
-    const u64 b_desc0 = gmma_desc<128>(smem_addr(sB), wg::KROWS * 128, 1024);
+    // B image: MN-major (gathered rows of X^T: 64-token slabs, LBO = one slab) or, with TMA_X,
+    // K-major (a row of 64 k per token, 8-token atoms 1024 B apart); k32 step ks at ks * B_KSTEP.
+    const u64 b_desc0 = TMA_X ? gmma_desc<128>(smem_addr(sB), 16, 1024) : gmma_desc<128>(smem_addr(sB), wg::KROWS * 128, 1024);
+    constexpr int B_MN = TMA_X ? 0 : 1;
+    constexpr u32 B_KSTEP = TMA_X ? 64 : 4096;
     const int mrow = 64 * cw + 16 * warp + gid;  // metadata rows mrow, mrow + 8
     const u32 perm = (tig & 1) ? 0x7632u : 0x5410u;
     // The metadata words are read by the asynchronous wgmma like an A fragment: their registers
@@ -218,8 +246,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
       const u64 b_desc = b_desc0 + static_cast<u64>((s * P::B) >> 4);
       wgmma_fence_operand(acc);
       wgmma_fence();
-      WgmmaSp<T, BN>::template ss<0, 1>(acc, a_desc, b_desc, e0, 1);
-      WgmmaSp<T, BN>::template ss<0, 1>(acc, a_desc + (32 >> 4), b_desc + (4096 >> 4), e1, 1);
+      WgmmaSp<T, BN>::template ss<0, B_MN>(acc, a_desc, b_desc, e0, 1);
+      WgmmaSp<T, BN>::template ss<0, B_MN>(acc, a_desc + (32 >> 4), b_desc + (B_KSTEP >> 4), e1, 1);
       wgmma_commit();
       wgmma_wait<1>();  // the previous stage's group has retired: its buffers are free
       asm volatile("" : "+r"(o0), "+r"(o1));  // ... and so are the words it read
