@@ -33,10 +33,11 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
         err = ((y.float() - ref).norm() / ref.norm()).item()
         worst = max(worst, err)
         print(f"{pattern:9s} R={r} K={k} T={t} splits={splits} bulk={bulk}: rel err {err:.2e}")
-    if W.supported(torch.device("cuda"))[0] and cfg.v % 64 == 0:
-        y = W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits)
-        err = ((y.float() - ref).norm() / ref.norm()).item()
-        worst = max(worst, err)
-        print(f"{pattern:9s} R={r} K={k} T={t} splits={splits} wgmma: rel err {err:.2e}")
+    if W.supported(torch.device("cuda"))[0] and W.row_tile(cfg.v, cfg.m):
+        for tma in (False, True) if W.x_direct(x, cfg.m > 4) else (False,):
+            y = W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits, tma_x=tma)
+            err = ((y.float() - ref).norm() / ref.norm()).item()
+            worst = max(worst, err)
+            print(f"{pattern:9s} R={r} K={k} T={t} splits={splits} wgmma tma_x={tma}: rel err {err:.2e}")
 torch.cuda.synchronize()
 print(f"worst rel err {worst:.2e}", "OK" if worst < 1e-2 else "FAILED")
