@@ -14,7 +14,7 @@ import torch
 from ..config import VNMConfig
 from ..format import VNMWeight
 from ..ops import spmm_reference  # noqa: F401  (the kernel's reference, imported by its tests)
-from . import jit
+from . import autotune, jit
 
 SOURCE = "spmm_mma_sp.cu"
 LAYOUT = "sm80"  # cp.async kernel, any GPU with Sparse Tensor Cores
@@ -51,6 +51,9 @@ class TileConfig:
         stage = (self.bm * 2 * KS + 4 * KS * (self.bn + 8)) * 2 + self.bm * KS // 2
         barriers = -(-2 * self.stages * 8 // 128) * 128
         return barriers + max(self.stages * stage, epilogue)
+
+    def __str__(self) -> str:
+        return f"{'bulk' if self.bulk else 'sm80'}{self.bm}x{self.bn}w{self.wm}x{self.wn}s{self.stages}"
 
     def name(self, dtype: torch.dtype, has_cols: bool, split: bool) -> str:
         args = (_CTYPE[dtype], self.bm, self.bn, self.wm, self.wn, self.stages, _b(has_cols), _b(split))
@@ -220,6 +223,8 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     if done is not None:
         return done
     ntok = x2.shape[0]
+    if tile is None and splits is None and not bulk and autotune.enabled():
+        tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok)
     xt, ldx, ntok_load = feature_major(x2)
     tile = tile or choose_tile(ntok, v, bulk)
     if tile.bulk != bulk or (bulk and tile.bm != row_tile(v)):
@@ -265,6 +270,20 @@ def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> Non
     jit.get_kernel(SOURCE, f"vnm::splitk_reduce<{_CTYPE[y.dtype]}>", params=("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
         (min(-(-n // 256), 4 * sms), 1, 1), (256, 1, 1), (partial, bias, y, splits, ntok, r)
     )
+
+
+def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
+    """(tile, splits) that autotune picks among every cp.async tile fitting V, each with split-K
+    off and at the heuristic count."""
+    steps, sms = values.shape[1] // KS, _sms(x.device.index or 0)
+    cands = {}
+    for t in TILE_TABLE[False].values():
+        if v % t.bm == 0:
+            for s in sorted({1, choose_splits(t, ntok, r, steps, sms)}):
+                cands[f"{t}/k{s}"] = (t, s)
+    runs = {n: functools.partial(_spmm, x, values, meta, cols, bias, r, k, v, m, bulk=False, tile=t, splits=s)
+            for n, (t, s) in cands.items()}
+    return cands.get(autotune.choose(autotune.problem_key("mma_sp", x.device, x.dtype, r, k, ntok, v, m), runs), (None, None))
 
 
 def name_expressions(dtype: torch.dtype) -> list[str]:

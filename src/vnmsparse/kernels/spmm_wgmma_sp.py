@@ -16,7 +16,7 @@ import torch
 
 from ..config import VNMConfig
 from ..format import VNMWeight, pack, unpack, unpack_parts
-from . import jit, spmm_mma_sp
+from . import autotune, jit, spmm_mma_sp
 
 SOURCE = "spmm_wgmma_sp.cu"
 LAYOUT = "wgmma_sp"  # the ops layout name (dispatch key); the tensors are spmm_mma_sp's "sm80" layout
@@ -215,6 +215,8 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
                          f"(m = {m}, x strides {x2.stride()}, K = {k})")
     xt, ldx, ntok_load = (x2, k, ntok) if direct else spmm_mma_sp.feature_major(x2)
     sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
+    if tile is None and splits is None and autotune.enabled():
+        tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct)
     tile = tile or choose_tile(ntok, r, v, sms, m)
     if cols is not None and v % tile.bm:
         raise ValueError(f"tile {tile} does not fit V = {v} (bm must divide V)")
@@ -237,6 +239,21 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     if partial is not None:
         spmm_mma_sp.reduce_splits(partial, bias, y, sms)
     return y.view(*x.shape[:-1], r)
+
+
+def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
+    """(tile, splits) that autotune picks among every tile fitting V, each with split-K off and,
+    on the decode tile, at the heuristic count."""
+    steps = values.shape[1] // KS
+    cands = {}
+    for t in TILES:
+        if cols is None or v % t.bm == 0:
+            for s in sorted({1, choose_splits(t, ntok, r, steps, sms)}):
+                cands[f"{t}/k{s}"] = (t, s)
+    runs = {n: functools.partial(spmm_sm90a, x, values, meta, cols, bias, r, k, v, m, tile=t, splits=s, tma_x=direct)
+            for n, (t, s) in cands.items()}
+    kernel = "wgmma_sp_tma" if direct else "wgmma_sp"
+    return cands.get(autotune.choose(autotune.problem_key(kernel, x.device, x.dtype, r, k, ntok, v, m), runs), (None, None))
 
 
 def name_expressions(dtype: torch.dtype) -> list[str]:

@@ -1,0 +1,114 @@
+"""Optional autotuning of the SpMM launch configuration: ``VNM_AUTOTUNE=1``.
+
+Without it the kernels take their heuristic tile and split-K count. With it, the first call of a
+problem class (kernel, GPU, dtype, R, K, V, M, and T rounded up to a power of two) times every
+candidate (tile, split-K count) with CUDA events and keeps the fastest. Choices are cached in memory
+and in ``autotune.json`` under the kernel cache (``VNM_CACHE_DIR``; merged and replaced atomically),
+so later processes start from them. Nothing is timed while a CUDA graph is being captured or
+torch.compile is tracing: a cached choice is used there, else the heuristic. Every candidate is a configuration of the tile
+tables, all of which pass the correctness tests, so tuning changes speed, never results.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import uuid
+import warnings
+from collections.abc import Callable, Mapping
+
+import torch
+
+from ..config import env_flag
+from . import jit
+
+ENV = "VNM_AUTOTUNE"
+FILE = "autotune.json"
+REPS = 5
+
+_memory: dict[str, str] = {}
+_loaded = False
+
+
+def enabled() -> bool:
+    return env_flag(ENV)
+
+
+def can_time() -> bool:
+    """Kernels may be timed now: not capturing a CUDA graph, not tracing under torch.compile."""
+    if torch.compiler.is_compiling():
+        return False
+    return not (torch.cuda.is_available() and torch.cuda.is_current_stream_capturing())
+
+
+def problem_key(kernel: str, device: torch.device, dtype: torch.dtype, r: int, k: int, ntok: int, v: int, m: int) -> str:
+    bucket = 1 << (max(1, ntok) - 1).bit_length()
+    gpu = torch.cuda.get_device_name(device).replace("|", "/")
+    return f"{kernel}|{gpu}|{str(dtype).replace('torch.', '')}|R{r}|K{k}|T{bucket}|v{v}|m{m}"
+
+
+def choose(key: str, candidates: Mapping[str, Callable[[], object]]) -> str | None:
+    """Name of the fastest candidate for ``key``: the cached choice if it is still a candidate,
+    else each one is run once to warm up and REPS times under CUDA events (median). None where
+    nothing is cached and nothing may be timed now (the caller's heuristic applies)."""
+    _load()
+    hit = _memory.get(key)
+    if hit in candidates:
+        return hit
+    if not can_time():
+        return None
+    times = {name: _median_ms(run) for name, run in candidates.items()}
+    best = min(times, key=times.get)
+    _memory[key] = best
+    _save({key: best})
+    return best
+
+
+def clear_memory() -> None:
+    """Forget the in-process choices (the file stays); for tests."""
+    global _loaded
+    _memory.clear()
+    _loaded = False
+
+
+def _median_ms(run: Callable[[], object]) -> float:
+    run()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(REPS)]
+    for start, end in events:
+        start.record()
+        run()
+        end.record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in events)
+
+
+def _path():
+    return jit.cache_dir() / FILE
+
+
+def _read() -> dict:
+    try:
+        data = json.loads(_path().read_text())
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(data, dict) else {}
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        _memory.update({k: v for k, v in _read().items() if k not in _memory})
+        _loaded = True
+
+
+def _save(new: dict) -> None:
+    path = _path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        merged = {**_read(), **new}
+        tmp = path.with_name(f".{FILE}.{uuid.uuid4().hex}")
+        tmp.write_text(json.dumps(merged, indent=1, sort_keys=True))
+        os.replace(tmp, path)
+    except OSError as e:
+        warnings.warn(f"vnmsparse: autotune choices not saved to {path} ({e}); kept for this process")

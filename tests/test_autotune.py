@@ -1,0 +1,86 @@
+"""Optional autotuning (VNM_AUTOTUNE): choice, memory and disk cache, and the kernels' use of it."""
+
+import json
+
+import pytest
+import torch
+
+import vnmsparse as vs
+from vnmsparse.kernels import autotune
+
+
+@pytest.fixture
+def tuning(tmp_path, monkeypatch):
+    monkeypatch.setenv("VNM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv(autotune.ENV, "1")
+    autotune.clear_memory()
+    yield tmp_path
+    autotune.clear_memory()
+
+
+def test_off_unless_asked(monkeypatch):
+    monkeypatch.delenv(autotune.ENV, raising=False)
+    assert not autotune.enabled()
+    monkeypatch.setenv(autotune.ENV, "1")
+    assert autotune.enabled() and autotune.can_time()
+
+
+def test_picks_the_fastest_and_remembers_it(tuning, monkeypatch):
+    timed = []
+    times = {"a": 3.0, "b": 1.0, "c": 2.0}
+
+    def fake_median(run):
+        name = run()
+        timed.append(name)
+        return times[name]
+
+    monkeypatch.setattr(autotune, "_median_ms", fake_median)
+    runs = {n: (lambda n=n: n) for n in times}
+    assert autotune.choose("k1", runs) == "b" and sorted(timed) == ["a", "b", "c"]
+    assert json.loads((tuning / autotune.FILE).read_text()) == {"k1": "b"}
+
+    # a new process (memory cleared) reads the file and times nothing
+    autotune.clear_memory()
+    monkeypatch.setattr(autotune, "_median_ms", lambda run: pytest.fail("timed a cached choice"))
+    assert autotune.choose("k1", runs) == "b"
+
+    # a cached choice that is no longer a candidate is tuned again; other keys in the file survive
+    monkeypatch.setattr(autotune, "_median_ms", fake_median)
+    assert autotune.choose("k1", {"a": runs["a"], "c": runs["c"]}) == "c"
+    assert autotune.choose("k2", runs) == "b"
+    assert json.loads((tuning / autotune.FILE).read_text()) == {"k1": "c", "k2": "b"}
+
+
+def test_no_timing_while_capturing_or_tracing(tuning, monkeypatch):
+    monkeypatch.setattr(autotune, "_median_ms", lambda run: 1.0)
+    assert autotune.choose("k", {"a": lambda: None}) == "a"
+    monkeypatch.setattr(autotune, "can_time", lambda: False)
+    monkeypatch.setattr(autotune, "_median_ms", lambda run: pytest.fail("timed while capturing"))
+    assert autotune.choose("k", {"a": lambda: None}) == "a"  # cached: used
+    assert autotune.choose("new", {"a": lambda: None}) is None  # not cached: the heuristic
+
+
+def test_a_corrupt_or_unwritable_file_is_not_fatal(tuning, monkeypatch):
+    (tuning / autotune.FILE).write_text("{not json")
+    monkeypatch.setattr(autotune, "_median_ms", lambda run: 1.0)
+    assert autotune.choose("k", {"only": lambda: None}) == "only"
+    assert json.loads((tuning / autotune.FILE).read_text()) == {"k": "only"}
+    monkeypatch.setattr(autotune, "_path", lambda: tuning / "missing-dir" / "x" / autotune.FILE)
+    monkeypatch.setattr(autotune.os, "replace", lambda a, b: (_ for _ in ()).throw(OSError("read-only")))
+    with pytest.warns(UserWarning, match="not saved"):
+        assert autotune.choose("k3", {"only": lambda: None}) == "only"
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("pattern,t", [("64:2:8", 7), ("128:2:16", 300), ("2:4", 1000)])
+def test_gpu_tuned_results_match_and_are_cached(tuning, pattern, t):
+    cfg = vs.VNMConfig.parse(pattern)
+    gen = torch.Generator().manual_seed(t)
+    r, k = 384, 1024
+    w = (torch.randn(r, k, generator=gen) * vs.random_vnm_mask((r, k), cfg, generator=gen)).bfloat16().cuda()
+    x = torch.randn(t, k, generator=gen).bfloat16().cuda()
+    ref = x.float() @ w.float().t()
+    y = vs.spmm(x, vs.pack(w, cfg))
+    assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2
+    assert json.loads((tuning / autotune.FILE).read_text())
