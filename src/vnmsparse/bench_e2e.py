@@ -345,14 +345,27 @@ def apply_random_masks(model: nn.Module, spec: ModelSpec, cfg: VNMConfig, seed: 
     return len(targets)
 
 
+class _CsltLinear(nn.Module):
+    """F.linear on a semi-structured weight with x flattened to 2-D: torch's semi-structured
+    dispatch supports mm, not the expand that matmul's batched path asks of the weight (seen at
+    LLaMA decode batch 8 on the H200: "can't perform requested op (expand.default)")."""
+
+    def __init__(self, weight, bias):
+        super().__init__()
+        self.weight = nn.Parameter(weight, requires_grad=False)
+        self.bias = None if bias is None else nn.Parameter(bias.detach(), requires_grad=False)
+
+    def forward(self, x):
+        y = nn.functional.linear(x.reshape(-1, x.shape[-1]), self.weight, self.bias)
+        return y.view(*x.shape[:-1], y.shape[-1])
+
+
 def to_cslt(model: nn.Module, spec: ModelSpec) -> str:
     """Swap every (2:4-masked) target layer's weight for a cuSPARSELt semi-structured tensor; returns a note.
 
-    HF Conv1D layers (GPT-2) become nn.Linear first: semi-structured tensors run F.linear. A layer
-    whose shape cuSPARSELt rejects stays dense (masked) and is counted in the note."""
+    Each layer becomes a :class:`_CsltLinear` (HF Conv1D layers of GPT-2 too: the weight is taken
+    as [out, in]). A layer whose shape cuSPARSELt rejects stays dense (masked) and is counted in the note."""
     from torch.sparse import to_sparse_semi_structured
-
-    from .nn import is_conv1d
 
     modules = dict(model.named_modules())
     kinds, done, left = set(), 0, []
@@ -363,15 +376,9 @@ def to_cslt(model: nn.Module, spec: ModelSpec) -> str:
             except Exception as e:
                 left.append(f"{name} ({_short(e)})")
                 continue
-            if is_conv1d(m):
-                lin = nn.Linear(m.weight.shape[0], m.weight.shape[1], bias=m.bias is not None, device=m.weight.device, dtype=m.weight.dtype)
-                if m.bias is not None:
-                    lin.bias.copy_(m.bias)
-                parent, _, attr = name.rpartition(".")
-                setattr(modules[parent], attr, lin)
-                m = lin
+            parent, _, attr = name.rpartition(".")
+            setattr(modules[parent] if parent else model, attr, _CsltLinear(sp, m.bias))
             kinds.add(type(sp).__name__)
-            m.weight = nn.Parameter(sp, requires_grad=False)
             done += 1
     note = f"{done} layers as {', '.join(sorted(kinds)) or 'semi-structured'}"
     if left:
@@ -401,7 +408,7 @@ def linear_bytes(model: nn.Module, spec: ModelSpec) -> tuple[int, int]:
                 if isinstance(t, torch.Tensor):
                     seen[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
             resident += sum(seen.values())
-        elif type(m) is nn.Linear or is_conv1d(m):
+        elif type(m) is nn.Linear or is_conv1d(m) or isinstance(m, _CsltLinear):
             b = _tensor_bytes(m.weight)
             stored += b
             resident += b
