@@ -140,3 +140,14 @@ def test_ci_script_runs_from_repository_root():
     text = (ROOT / ".ci" / "run").read_text()
     assert text.startswith("#!/usr/bin/env bash")
     assert "set -euo pipefail" in text and 'cd "$(dirname "$0")/.."' in text
+
+
+def test_cache_clear_also_forgets_autotune_choices(tmp_path, monkeypatch, capsys):
+    from vnmsparse.kernels import autotune
+
+    monkeypatch.setenv("VNM_CACHE_DIR", str(tmp_path))
+    (tmp_path / autotune.FILE).write_text('{"k": "x"}')
+    assert cli.main(["cache", "clear"]) == 0
+    assert "autotune choices" in capsys.readouterr().out and not (tmp_path / autotune.FILE).exists()
+    assert cli.main(["cache", "clear"]) == 0
+    assert "autotune" not in capsys.readouterr().out

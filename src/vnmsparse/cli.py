@@ -124,11 +124,12 @@ def cmd_cache(args) -> int:
 
         import torch
 
-        from vnmsparse.kernels import spmm_mma_sp
+        from vnmsparse.kernels import spmm_mma_sp, spmm_wgmma_sp
 
         archs = args.arch or [jit.default_arch() if torch.cuda.is_available() else "sm_80"]
-        jobs = [(spmm_mma_sp.SOURCE, n, a) for a in archs for dt in (torch.float16, torch.bfloat16)
-                for n in spmm_mma_sp.name_expressions(dt)]
+        kernels = [(spmm_mma_sp, lambda a: True), (spmm_wgmma_sp, lambda a: a == "sm_90a")]
+        jobs = [(mod.SOURCE, n, a) for a in archs for mod, wanted in kernels if wanted(a)
+                for dt in (torch.float16, torch.bfloat16) for n in mod.name_expressions(dt)]
         t0 = time.perf_counter()
         with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs or os.cpu_count()) as pool:
             done = sum(1 for _ in pool.map(_compile_one, jobs))
@@ -140,7 +141,10 @@ def cmd_cache(args) -> int:
         for e in entries:
             print("  " + "  ".join(f"{k}={v}" for k, v in e.items()))
     else:
-        print(f"removed {jit.clear_cache()} entries from {jit.cache_dir()}")
+        from vnmsparse.kernels import autotune
+
+        print(f"removed {jit.clear_cache()} entries from {jit.cache_dir()}"
+              + (" and the autotune choices" if autotune.clear() else ""))
     return 0
 
 

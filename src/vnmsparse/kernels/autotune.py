@@ -65,6 +65,16 @@ def choose(key: str, candidates: Mapping[str, Callable[[], object]]) -> str | No
     return best
 
 
+def clear() -> bool:
+    """Forget every choice, in memory and on disk; True if there was a file."""
+    clear_memory()
+    try:
+        _path().unlink()
+        return True
+    except FileNotFoundError:
+        return False
+
+
 def clear_memory() -> None:
     """Forget the in-process choices (the file stays); for tests."""
     global _loaded
