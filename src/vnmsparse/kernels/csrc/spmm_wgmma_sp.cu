@@ -15,7 +15,9 @@
 // H200 by the single-instruction probes of wgmma_sp_probe.cu):
 //   B  MN-major, 128B swizzle: 64-token slabs of 64 k rows x 128 B (8 KB, LBO = 8192), 8-row k
 //      groups 1024 B apart (SBO); element (k, n) at slab*8192 + k*128 + 16*((n%64/8) ^ (k&7)) + 2*(n%8).
-//      k32 step ks starts 4*SBO = 4096 B in. 1024-byte aligned.
+//      k32 step ks starts 4*SBO = 4096 B in. 1024-byte aligned. With TMA_X (plain 2:4, X read
+//      whole by TMA): K-major instead, token n's 64 k at n*128 B (128B swizzle, SBO = 1024), k32
+//      step ks at +64 B.
 //   A  the stored values, K-major, 64B swizzle: row r's 32 values (64 B) at r*64, 16-byte chunk c
 //      at chunk c ^ ((r >> 1) & 3) (= swizzle<4> of common.cuh); SBO = 512. Consumer c's m64
 //      sub-tile starts c*4096 B in, k32 step ks 32 B in. 1024-byte aligned.
@@ -24,7 +26,7 @@
 //
 // Ordering of the generic-proxy cp.async writes before the async-proxy (wgmma) reads: each
 // producer thread ends a stage with cp.async.mbarrier.arrive.noinc on the stage's full barrier
-// (count 128), which arrives once the thread's copies have landed, so the producer never waits
+// (count 128, + 1 for the TMA issuer's expect_tx with TMA_X), which arrives once the thread's copies have landed, so the producer never waits
 // for its own copies (v5 waited with cp.async.wait_group + fence.proxy.async before a plain
 // arrive: ~2600 clk per stage against ~700 of math, latency-bound). Consumers wait (acquire) on
 // the barrier, then execute fence.proxy.async.shared::cta, so that their wgmma (async proxy)
