@@ -382,3 +382,17 @@ def test_wrong_a_register_order_is_detected(probe_cache):
     for perm in ([0, 2, 1, 3], [1, 0, 3, 2]):
         d = L.run_probe(values, positions, b, a_regs=frags[:, perm], b_major="k", b_swizzle=128)
         assert rel_err(d, ref) > 0.2
+
+
+@pytest.mark.parametrize("n", [64, 128, 256])
+def test_kmajor_128b_image_is_what_a_tma_box_writes(n):
+    """The TMA_X path of spmm_wgmma_sp.cu: one 2-D TMA box of 64 k (128 B) x n tokens with
+    CU_TENSOR_MAP_SWIZZLE_128B writes token t's 16-byte chunk c at t*128 + 16*(c ^ (t % 8)) (the
+    box's rows are 128 B, the swizzle XORs the chunk with the row inside each 1024-B atom). The
+    kernel's B descriptor (K-major, 128B swizzle, SBO 1024) must read exactly that image."""
+    t = torch.arange(n)[:, None]
+    k = torch.arange(64)[None, :]
+    tma = t * 128 + 16 * ((2 * k // 16) ^ (t % 8)) + (2 * k) % 16
+    lbo, sbo = L.kmajor_layout(n, 64, 128)
+    assert sbo == 1024
+    assert torch.equal(L.kmajor_offsets(n, 64, 128, lbo, sbo), tma)
