@@ -174,8 +174,13 @@ def _sms(device_index: int) -> int:
     return torch.cuda.get_device_properties(device_index).multi_processor_count
 
 
+# Compile-time knobs of the .cu (macro -> value) for experiments, e.g. scripts/ab_wgmma.py:
+# {"VNM_WG_COLUMN_LOOKAHEAD": 1}. Empty: the source's defaults. Part of the JIT cache key.
+DEFINES: dict = {}
+
+
 def _kernel(name: str):
-    return jit.get_kernel(SOURCE, name, params=_PARAMS)
+    return jit.get_kernel(SOURCE, name, params=_PARAMS, defines=DEFINES)
 
 
 # Plain 2:4 through spmm_sm90a takes the TMA path by itself only once that path has passed the

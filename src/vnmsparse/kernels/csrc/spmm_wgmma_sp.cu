@@ -56,6 +56,11 @@ __device__ __forceinline__ void tma_load_2d(u32 dst, const TensorMap* map, int c
       : "memory");
 }
 
+// Stages of look-ahead for the gather's column words (a compile-time knob: -D for experiments).
+#ifndef VNM_WG_COLUMN_LOOKAHEAD
+#define VNM_WG_COLUMN_LOOKAHEAD 3
+#endif
+
 constexpr int KS = 16;         // groups per pipeline stage
 constexpr int KROWS = 4 * KS;  // gathered X^T rows per stage
 constexpr u32 IDENTITY_COLUMNS = 0x03020100u;  // m == 4: every group keeps columns 0..3
@@ -165,13 +170,19 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
     const u32 a_dst = smem_addr(sA) + r0 * 64 + 16 * (ca ^ ((r0 >> 1) & 3));
     const T* a_src = values + (static_cast<size_t>(min(row0 + r0, R - 1)) * Gp) * 2 + ca * 8;
     const size_t a_step = static_cast<size_t>(32) * Gp * 2;  // 32 rows
-    // Column words run three stages ahead: with one stage of look-ahead the producer was a chain
-    // of dependent L2 loads (word -> row addresses -> copies -> next word), one stage per L2
-    // round trip, and fell behind the math whenever the ring had room (NOTES v7).
-    u32 wcur = column_word(kbeg), w1 = column_word(kbeg + 1), w2 = column_word(kbeg + 2);
+    // Column words run LOOKAHEAD stages ahead: with one stage of look-ahead the producer was a
+    // chain of dependent L2 loads (word -> row addresses -> copies -> next word), one stage per L2
+    // round trip, and fell behind the math whenever the ring had room (NOTES v7). wq[0] is the
+    // current stage's word; the fully unrolled shifts keep the queue in registers.
+    constexpr int LOOKAHEAD = VNM_WG_COLUMN_LOOKAHEAD;
+    static_assert(LOOKAHEAD >= 1 && LOOKAHEAD <= 8, "column-word look-ahead of 1..8 stages");
+    u32 wq[LOOKAHEAD];
+#pragma unroll
+    for (int i = 0; i < LOOKAHEAD; ++i) wq[i] = column_word(kbeg + i);
     for (int it = 0; it < nsteps; ++it) {
       const int step = kbeg + it, s = it % STAGES, g0 = step * KS;
-      const u32 w3 = column_word(step + 3);
+      const u32 wnew = column_word(step + LOOKAHEAD);
+      const u32 wcur = wq[0];
       if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
       if constexpr (TMA_X) {  // B: one box of X; the transaction count completes the phase
         if (tid == 0) {
@@ -204,9 +215,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
         cp_async8(sM + s * P::M + tid * 8, meta + static_cast<size_t>(grow) * (Gp / 2) + g0 / 2, true);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
-      wcur = w1;
-      w1 = w2;
-      w2 = w3;
+#pragma unroll
+      for (int i = 0; i + 1 < LOOKAHEAD; ++i) wq[i] = wq[i + 1];
+      wq[LOOKAHEAD - 1] = wnew;
     }
     cp_async_wait<0>();  // the async arrivals above must not outlive the thread
   } else {

@@ -1,0 +1,80 @@
+"""A/B of the wgmma.sp kernel's compile-time knobs on a few shapes (GPU; one call, a short table).
+
+  python scripts/ab_wgmma.py VNM_WG_COLUMN_LOOKAHEAD=1,3,6 [--shapes 4096x4096x8192:128:2:8,...]
+
+Each value is compiled as its own module (spmm_wgmma_sp.DEFINES), checked against fp32, and timed
+as a CUDA graph of back-to-back calls over 3 rotating (x, weight) sets (median of 20 replays).
+"""
+
+import argparse
+import statistics
+
+import torch
+
+import vnmsparse as vs
+from vnmsparse.kernels import spmm_wgmma_sp as W
+
+DEFAULT_SHAPES = "4096x4096x8192:128:2:8,4096x4096x8192:64:2:8,11008x4096x4096:128:2:16,4096x4096x8192:128:2:32"
+
+
+def case(spec, gen):
+    dims, pattern = spec.split(":", 1)
+    r, k, t = (int(d) for d in dims.split("x"))
+    cfg = vs.VNMConfig.parse(pattern)
+    sets = []
+    for _ in range(3):
+        mask = vs.random_vnm_mask((r, k), cfg, generator=gen)
+        w = (torch.randn(r, k, device="cuda", generator=gen) * mask).bfloat16()
+        sets.append((torch.randn(t, k, device="cuda", generator=gen).bfloat16(), w, vs.pack(w, cfg)))
+    return r, k, t, cfg, sets
+
+
+def run(sets, r, k, cfg, i):
+    x, _, vw = sets[i % len(sets)]
+    return W.spmm_sm90a(x, *W.layout_of(vw), None, r, k, cfg.v, cfg.m)
+
+
+def time_us(fn, n=12, reps=20):
+    for i in range(3):
+        fn(i)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for i in range(n):
+            fn(i)
+    graph.replay()
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        graph.replay()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) * 1e3 / n)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("knob", help="MACRO=v1,v2,...")
+    ap.add_argument("--shapes", default=DEFAULT_SHAPES, help="RxKxT:V:2:M, comma-separated")
+    args = ap.parse_args()
+    macro, values = args.knob.split("=")
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    cases = [(s, *case(s, gen)) for s in args.shapes.split(",")]
+    print(f"{'shape':32s} " + " ".join(f"{macro}={v:>4s}" for v in values.split(",")))
+    rows = {s: [] for s, *_ in cases}
+    for value in values.split(","):
+        W.DEFINES = {macro: value}
+        for spec, r, k, t, cfg, sets in cases:
+            x, w, _ = sets[0]
+            ref = x.float() @ w.float().t()
+            err = ((run(sets, r, k, cfg, 0).float() - ref).norm() / ref.norm()).item()
+            us = time_us(lambda i: run(sets, r, k, cfg, i))
+            rows[spec].append(f"{us:8.1f} us" + ("" if err < 1e-2 else f" ERR {err:.1e}"))
+    for spec, cells in rows.items():
+        print(f"{spec:32s} " + " ".join(cells))
+
+
+if __name__ == "__main__":
+    main()
