@@ -26,8 +26,10 @@ ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT_AS_2_4] = spmm_wgmma_sp.spmm_sm90a_as_2_4
 ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT_AS_2_4] = spmm_wgmma_sp.canonical_from_layout_as_2_4
 
 # Below this many tokens the cp.async mma.sp kernel (split-K over all SMs) beats the wgmma.sp
-# kernel on an H200 (benchmarks/NOTES.md, v5: 64:2:8 decode 1.04x vs 0.78x cuBLAS).
-WGMMA_MIN_TOKENS = 65
+# kernel on an H200 (v7 quick grid, wgmma time / mma.sp time per pattern, geomean over shapes:
+# T = 16: mma.sp faster at every pattern (0.77-0.92); T = 64: wgmma.sp faster or equal (0.98-1.28)).
+# T = 17..63 is not measured; 33 splits the gap.
+WGMMA_MIN_TOKENS = 33
 
 
 @functools.lru_cache(maxsize=None)
