@@ -98,4 +98,6 @@ def available_paths() -> list[tuple[str, bool, str]]:
         rows.append((f"mma.sp kernel, cp.async (sm_80+) on {dev} (sm_{arch})", ok_dev, why_dev))
         ok_bulk, why_bulk = spmm_mma_sp.supported(dev, bulk=True)
         rows.append((f"mma.sp kernel, bulk copies (sm_90) on {dev}", ok_bulk, why_bulk))
+        ok_wg, why_wg = spmm_wgmma_sp.supported(dev)
+        rows.append((f"wgmma.sp kernel (sm_90a; the default there for T >= {WGMMA_MIN_TOKENS}) on {dev}", ok_wg, why_wg))
     return rows
