@@ -6,7 +6,6 @@ every tile, split-K, feature-major input, CUDA graphs, torch.compile, opcheck, b
 """
 
 import itertools
-import math
 
 import pytest
 import torch
@@ -15,7 +14,8 @@ import vnmsparse as vs
 from vnmsparse.kernels import jit
 from vnmsparse.kernels import spmm_mma_sp as K
 
-needs_nvrtc = pytest.mark.skipif(not jit.available()[0], reason="NVRTC/cuda-core not installed")
+from spmm_cases import check_case, needs_nvrtc, random_vnm
+
 
 
 @needs_nvrtc
@@ -41,35 +41,15 @@ def test_tile_choice_respects_v():
 # GPU
 
 
-def random_vnm(r, k, cfg, dtype, device, gen):
-    """A random V:N:M weight with no zeros among the kept values (a fresh one for every case)."""
-    mask = vs.random_vnm_mask((r, k), cfg, generator=gen)
-    w = torch.randn(r, k, generator=gen) * mask
-    w = torch.where(mask & (w == 0), torch.ones_like(w), w)
-    return w.to(dtype).to(device)
-
-
 def bulk_modes():
     """The kernels to check on this GPU: cp.async everywhere, bulk copies on sm_90."""
     return (False, True) if K.supported(torch.device("cuda"), bulk=True)[0] else (False,)
 
 
 def run_case(r, k, t, v, m, dtype, bias, gen, *, tile=None, splits=None, lead=(), bulk=False):
-    cfg = vs.VNMConfig(v, 2, m)
-    w = random_vnm(r, k, cfg, dtype, "cuda", gen)
-    vw = vs.pack(w, cfg)
-    x = torch.randn(*lead, t, k, generator=gen).to(dtype).cuda()
-    b = torch.randn(r, generator=gen).to(dtype).cuda() if bias else None
-    out = torch.full((math.prod(lead) * t, r), float("nan"), dtype=dtype, device="cuda")
     launch = K.spmm_sm90 if bulk else K.spmm_sm80
-    y = launch(x, *K.layout_of(vw, bulk), b, r, k, v, m, tile=tile, splits=splits, out=out)
-    torch.cuda.synchronize()
-    ref = x.float() @ w.float().t() + (b.float() if bias else 0)
-    assert y.shape == (*lead, t, r) and y.dtype == dtype
-    assert not torch.isnan(y).any(), "unwritten or NaN outputs"
-    err = ((y.float() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
-    assert err < 1e-2, f"rel err {err:.3e} for R={r} K={k} T={t} {cfg} {dtype} bias={bias} tile={tile} splits={splits} bulk={bulk}"
-    return err
+    return check_case(lambda x, vw, b, out: launch(x, *K.layout_of(vw, bulk), b, r, k, v, m, tile=tile, splits=splits, out=out),
+                      r, k, t, v, m, dtype, bias, gen, lead=lead, what=f"tile={tile} splits={splits} bulk={bulk}")
 
 
 TOKENS = (1, 7, 64, 1000, 4096)

@@ -8,7 +8,6 @@ fallback), m, dtype, bias, every tile, split-K, feature-major input, CUDA graphs
 """
 
 import itertools
-import math
 import importlib.util
 import os
 import shutil
@@ -23,7 +22,8 @@ from vnmsparse.kernels import jit
 from vnmsparse.kernels import spmm_mma_sp
 from vnmsparse.kernels import spmm_wgmma_sp as W
 
-needs_nvrtc = pytest.mark.skipif(not jit.available()[0], reason="NVRTC/cuda-core not installed")
+from spmm_cases import check_case, needs_nvrtc, random_vnm
+
 DTYPES = (torch.float16, torch.bfloat16)
 
 
@@ -157,14 +157,6 @@ def test_split_choice():
     assert W.choose_splits(W.TILE_TABLE[(128, 256)], 8192, 4096, 256, 132) == 1
 
 
-def random_vnm(r, k, cfg, dtype, device, gen):
-    """A random V:N:M weight with no zeros among the kept values (a fresh one for every case)."""
-    mask = vs.random_vnm_mask((r, k), cfg, generator=gen)
-    w = torch.randn(r, k, generator=gen) * mask
-    w = torch.where(mask & (w == 0), torch.ones_like(w), w)
-    return w.to(dtype).to(device)
-
-
 @pytest.mark.parametrize("v,m,r,k", [(64, 4, 130, 67), (64, 8, 64, 1000), (128, 10, 260, 371), (128, 128, 300, 4000),
                                      (64, 5, 200, 33), (256, 16, 512, 100)])
 def test_layout_round_trip(v, m, r, k):
@@ -224,20 +216,9 @@ needs_sm90a = pytest.mark.skipif(not torch.cuda.is_available() or not wgmma_ok()
 
 
 def run_case(r, k, t, v, m, dtype, bias, gen, *, tile=None, splits=None, lead=(), tma_x=None):
-    cfg = vs.VNMConfig(v, 2, m)
-    w = random_vnm(r, k, cfg, dtype, "cuda", gen)
-    vw = vs.pack(w, cfg)
-    x = torch.randn(*lead, t, k, generator=gen).to(dtype).cuda()
-    b = torch.randn(r, generator=gen).to(dtype).cuda() if bias else None
-    out = torch.full((math.prod(lead) * t, r), float("nan"), dtype=dtype, device="cuda")
-    y = W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, v, m, tile=tile, splits=splits, out=out, tma_x=tma_x)
-    torch.cuda.synchronize()
-    ref = x.float() @ w.float().t() + (b.float() if bias else 0)
-    assert y.shape == (*lead, t, r) and y.dtype == dtype
-    assert not torch.isnan(y).any(), f"unwritten or NaN outputs: R={r} K={k} T={t} {cfg} tile={tile} splits={splits}"
-    err = ((y.float() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
-    assert err < 1e-2, f"rel err {err:.3e} for R={r} K={k} T={t} {cfg} {dtype} bias={bias} tile={tile} splits={splits}"
-    return err
+    return check_case(lambda x, vw, b, out: W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, v, m, tile=tile, splits=splits,
+                                                         out=out, tma_x=tma_x),
+                      r, k, t, v, m, dtype, bias, gen, lead=lead, what=f"tile={tile} splits={splits} tma_x={tma_x}")
 
 
 TOKENS = (1, 7, 64, 1000, 4096)
