@@ -300,3 +300,23 @@ def test_harness_on_gpu(tmp_path):
         assert cslt and all(r["status"] == "ok" for r in cslt), [(r["path"], r["note"]) for r in cslt]
         assert any("T padded 1->8" in r["note"] for r in cslt)
     assert code == 0
+
+
+def test_stop_early_turns_interrupts_into_a_note_and_restores_sigterm():
+    import os
+    import signal
+    import time
+
+    from vnmsparse import bench as B
+
+    before = signal.getsignal(signal.SIGTERM)
+    with B.StopEarly() as stop:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(1)
+    assert stop.code == 1 and "SIGTERM" in stop.notes[0] and signal.getsignal(signal.SIGTERM) == before
+    with B.StopEarly() as lost:
+        raise B.DeviceLost("illegal address")
+    assert lost.code == 1 and "DeviceLost" in lost.notes[0]
+    with pytest.raises(ValueError):
+        with B.StopEarly():
+            raise ValueError("other errors propagate")

@@ -793,7 +793,7 @@ def _measure_path(ctx: Ctx, sh, t, cfg, name, call, check, n, weight_bytes, rot_
     except Exception as e:
         timing, err, status = None, math.nan, "error"
         note = "; ".join(filter(None, [note, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200]]))
-        _device_alive(ctx, f"{name} at {sh.name} T={t} {pattern_name(cfg)}", e)
+        device_alive(ctx.device, f"{name} at {sh.name} T={t} {pattern_name(cfg)}", e)
     return make_row(sh, t, cfg, name, timing, status, note, err, weight_bytes, rot_bytes, ctx.elt)
 
 
@@ -939,7 +939,7 @@ def run_grid(ctx: Ctx, shapes: list, patterns: list) -> None:
                 except Exception as e:  # e.g. out of memory building a weight: this config is lost, not the run
                     rows = [make_row(sh, t, cfg, "harness", None, "error", f"{type(e).__name__}: {e}"[:300],
                                      math.nan, 0, 0, ctx.elt)]
-                    _device_alive(ctx, f"{sh.name} T={t} {pattern_name(cfg)}", e)
+                    device_alive(ctx.device, f"{sh.name} T={t} {pattern_name(cfg)}", e)
                 ctx.budget.learn(est, time.perf_counter() - t0 - build_s)  # the model covers measuring only
                 ctx.done += 1
                 for row in rows:
@@ -951,11 +951,11 @@ def run_grid(ctx: Ctx, shapes: list, patterns: list) -> None:
                 torch.cuda.empty_cache()
 
 
-def _device_alive(ctx: Ctx, where: str, error: Exception) -> None:
+def device_alive(device: torch.device, where: str, error: Exception) -> None:
     """After an error: raise DeviceLost if the CUDA context is gone (e.g. an illegal address)."""
-    if ctx.gpu:
+    if device.type == "cuda":
         try:
-            torch.cuda.synchronize(ctx.device)
+            torch.cuda.synchronize(device)
         except Exception as lost:
             raise DeviceLost(f"{where}: {lost}") from error
 
@@ -1244,6 +1244,30 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
+class StopEarly:
+    """``with stop:`` turns Ctrl-C, a SIGTERM (e.g. from `timeout`) or a lost device into an early
+    end with a note (``notes``, exit ``code`` 1) instead of an exception, so that the caller still
+    writes what was measured. Both benchmarks use it."""
+
+    def __init__(self):
+        self.notes, self.code = [], 0
+
+    def __enter__(self):
+        self._main = threading.current_thread() is threading.main_thread()
+        self._previous = signal.signal(signal.SIGTERM, _interrupt) if self._main else None
+        return self
+
+    def __exit__(self, kind, error, tb):
+        if self._main:
+            signal.signal(signal.SIGTERM, self._previous)
+        if kind is None or not issubclass(kind, (KeyboardInterrupt, DeviceLost)):
+            return False
+        self.notes.append(f"**Run stopped early: {kind.__name__}: {error}**")
+        print(f"*** stopped: {kind.__name__}: {error}", file=sys.stderr)
+        self.code = 1
+        return True
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
@@ -1302,20 +1326,12 @@ def main(argv=None) -> int:
     ctx.total = sum(len(s.tokens) for s in shapes for c in plan_patterns(patterns, "cslt" in wanted) if fits_shape(s, c))
     print(f"{len(shapes)} shapes x {len(patterns)} patterns, up to {ctx.total} configs -> {csv_path}", flush=True)
 
-    # A SIGTERM (e.g. from `timeout`) still writes the summary of what was measured.
-    in_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _interrupt) if in_main_thread else None
-    extra, code = [], 0
+    stop = StopEarly()
+    extra = stop.notes
     try:
-        with torch.inference_mode():
+        with stop, torch.inference_mode():
             run_grid(ctx, shapes, patterns)
-    except (KeyboardInterrupt, DeviceLost) as e:
-        extra.append(f"**Run stopped early: {type(e).__name__}: {e}**")
-        print(f"*** stopped: {type(e).__name__}: {e}", file=sys.stderr)
-        code = 1
     finally:
-        if in_main_thread:
-            signal.signal(signal.SIGTERM, previous)
         if device.type == "cuda":
             smi = nvidia_smi(device)
             writer.comment("gpu clocks.sm at end", smi.get("clocks.sm"))
@@ -1334,4 +1350,4 @@ def main(argv=None) -> int:
     print("\n".join(problem_lines(ctx.rows)[:15] + [""] + summary_tables(ctx.rows) + [""] + target_lines(ctx.rows)
                     + [""] + extra + outputs))
     fails = sum(r["status"] in ("FAIL", "error") for r in ctx.rows)
-    return code or (1 if fails else 0)
+    return stop.code or (1 if fails else 0)

@@ -35,10 +35,8 @@ import dataclasses
 import datetime
 import gc
 import math
-import signal
 import statistics
 import sys
-import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -488,10 +486,6 @@ def time_graph(call, device, reps: int) -> Timed:
 # the run
 
 
-class DeviceLost(RuntimeError):
-    pass
-
-
 class Writer:
     def __init__(self, path: Path, env: dict):
         self.path, self.rows, self.pending = path, [], []
@@ -523,14 +517,6 @@ def _free(device):
         torch.cuda.empty_cache()
 
 
-def _alive(device, where: str, error: Exception) -> None:
-    if device.type == "cuda":
-        try:
-            torch.cuda.synchronize(device)
-        except Exception as lost:
-            raise DeviceLost(f"{where}: {lost}") from error
-
-
 def _short(e: Exception) -> str:
     return f"{type(e).__name__}: {str(e).splitlines()[0][:160]}" if str(e) else type(e).__name__
 
@@ -551,7 +537,7 @@ def estimate_variant_s(spec: ModelSpec, tiny: bool, gpu: bool, reps: int, graphs
     return build + calls * call + 1.5 * len(spec.workloads)
 
 
-from .bench import Budget  # noqa: E402  (one time-budget policy for both benchmarks)
+from .bench import Budget, DeviceLost, device_alive  # noqa: E402  (one budget and failure policy for both)
 
 
 def variants_of(args, cslt_reason: str) -> list:
@@ -587,7 +573,7 @@ def measure_workload(args, model, spec: ModelSpec, w: Workload, wi: int, device,
                 try:
                     t = timer(call, device, args.reps)
                 except Exception as e:  # e.g. a graph capture that meets a host synchronisation
-                    _alive(device, f"{spec.label} {row['variant']} {w.name} {method}", e)
+                    device_alive(device, f"{spec.label} {row['variant']} {w.name} {method}", e)
                     writer.write(dict(r, status="error", note=f"{method}: {_short(e)}"))
                     log(f"  {w.name:13s} b{w.batch:<2d} {row['dtype']} {row['variant']:13s} {method:5s} ERROR {_short(e)}")
                     continue
@@ -600,7 +586,7 @@ def measure_workload(args, model, spec: ModelSpec, w: Workload, wi: int, device,
     except DeviceLost:
         raise
     except Exception as e:
-        _alive(device, f"{spec.label} {row['variant']} {w.name}", e)
+        device_alive(device, f"{spec.label} {row['variant']} {w.name}", e)
         writer.write(dict(row, status="error", note=_short(e)))
         log(f"  {w.name:13s} b{w.batch:<2d} {row['dtype']} {row['variant']:13s} ERROR {_short(e)}")
     finally:
@@ -694,7 +680,7 @@ def run_model(args, spec: ModelSpec, dtype_name: str, device, writer: Writer, bu
         except DeviceLost:
             raise
         except Exception as e:
-            _alive(device, f"{spec.label} {name}", e)
+            device_alive(device, f"{spec.label} {name}", e)
             for w in spec.workloads:
                 writer.write(dict(model=spec.label, workload=w.name, batch=w.batch, tokens=w.tokens, dtype=dtype_name, variant=name,
                                   status="error", note=_short(e)))
@@ -881,10 +867,6 @@ def _parse(args) -> Optional[str]:
     return None
 
 
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt(signal.Signals(signum).name)
-
-
 def main(argv=None) -> int:
     from . import bench
 
@@ -937,20 +919,14 @@ def main(argv=None) -> int:
     budget = Budget(args.budget_seconds)
     log = lambda msg: print(f"[{budget.elapsed():6.1f} s] {msg}", flush=True)  # noqa: E731
     log(f"{len(specs)} models x {len(args.dtype_names)} dtypes x {n_var} variants -> {csv_path}")
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _interrupt) if in_main else None
-    extra, code = [], 0
+    stop = bench.StopEarly()
+    extra = stop.notes
     try:
-        for dt in args.dtype_names:
-            for spec in specs:
-                run_model(args, spec, dt, device, writer, budget, cslt_reason, log)
-    except (KeyboardInterrupt, DeviceLost) as e:
-        extra.append(f"**Run stopped early: {type(e).__name__}: {e}**")
-        print(f"*** stopped: {type(e).__name__}: {e}", file=sys.stderr)
-        code = 1
+        with stop:
+            for dt in args.dtype_names:
+                for spec in specs:
+                    run_model(args, spec, dt, device, writer, budget, cslt_reason, log)
     finally:
-        if in_main:
-            signal.signal(signal.SIGTERM, previous)
         writer.comment("elapsed s", f"{budget.elapsed():.1f}")
         writer.close()
         rows = writer.rows
@@ -966,7 +942,7 @@ def main(argv=None) -> int:
     for r in fails[:10]:
         print(f"{r['status']}: {r['model']} {r['workload']} {r['variant']} {r['method']}: {r['note']}", file=sys.stderr)
     print("\n".join(extra + outputs))
-    return code or (1 if fails else 0)
+    return stop.code or (1 if fails else 0)
 
 
 if __name__ == "__main__":
