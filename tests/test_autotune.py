@@ -84,3 +84,19 @@ def test_gpu_tuned_results_match_and_are_cached(tuning, pattern, t):
     y = vs.spmm(x, vs.pack(w, cfg))
     assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2
     assert json.loads((tuning / autotune.FILE).read_text())
+
+
+def test_tile_and_splits_offers_each_tile_with_and_without_split_k(tuning, monkeypatch):
+    launched = []
+    monkeypatch.setattr(autotune, "problem_key", lambda *a: "key")
+    monkeypatch.setattr(autotune, "_median_ms", lambda run: run())
+    x = torch.zeros(2, 8)
+
+    def launch(tile, splits):
+        launched.append((tile, splits))
+        return {("a", 1): 3.0, ("a", 4): 1.0, ("b", 1): 2.0}[(tile, splits)]
+
+    got = autotune.tile_and_splits("k", x, 8, 8, 2, 64, 8, ["a", "b"], lambda t: 4 if t == "a" else 1, launch)
+    assert got == ("a", 4) and sorted(launched) == [("a", 1), ("a", 4), ("b", 1)]
+    monkeypatch.setattr(autotune, "can_time", lambda: False)
+    assert autotune.tile_and_splits("k", x, 8, 8, 2, 64, 8, ["c"], lambda t: 1, launch) == (None, None)

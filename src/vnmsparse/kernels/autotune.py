@@ -11,6 +11,7 @@ tables, all of which pass the correctness tests, so tuning changes speed, never 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import statistics
@@ -63,6 +64,16 @@ def choose(key: str, candidates: Mapping[str, Callable[[], object]]) -> str | No
     _memory[key] = best
     _save({key: best})
     return best
+
+
+def tile_and_splits(kernel: str, x: torch.Tensor, r: int, k: int, ntok: int, v: int, m: int, tiles,
+                    heuristic_splits: Callable, launch: Callable) -> tuple:
+    """(tile, splits) for a launch of ``kernel``: the fastest of every tile in ``tiles``, each with
+    split-K off and at ``heuristic_splits(tile)``, run as ``launch(tile, splits)``; (None, None)
+    where nothing is cached and nothing may be timed now (the caller's heuristic applies)."""
+    configs = {f"{t}/k{s}": (t, s) for t in tiles for s in sorted({1, heuristic_splits(t)})}
+    runs = {name: functools.partial(launch, t, s) for name, (t, s) in configs.items()}
+    return configs.get(choose(problem_key(kernel, x.device, x.dtype, r, k, ntok, v, m), runs), (None, None))
 
 
 def clear() -> bool:

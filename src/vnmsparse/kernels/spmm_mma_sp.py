@@ -273,17 +273,12 @@ def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> Non
 
 
 def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
-    """(tile, splits) that autotune picks among every cp.async tile fitting V, each with split-K
-    off and at the heuristic count."""
+    """(tile, splits) that autotune picks among the cp.async tiles fitting V."""
     steps, sms = values.shape[1] // KS, _sms(x.device.index or 0)
-    cands = {}
-    for t in TILE_TABLE[False].values():
-        if v % t.bm == 0:
-            for s in sorted({1, choose_splits(t, ntok, r, steps, sms)}):
-                cands[f"{t}/k{s}"] = (t, s)
-    runs = {n: functools.partial(_spmm, x, values, meta, cols, bias, r, k, v, m, bulk=False, tile=t, splits=s)
-            for n, (t, s) in cands.items()}
-    return cands.get(autotune.choose(autotune.problem_key("mma_sp", x.device, x.dtype, r, k, ntok, v, m), runs), (None, None))
+    return autotune.tile_and_splits(
+        "mma_sp", x, r, k, ntok, v, m, [t for t in TILE_TABLE[False].values() if v % t.bm == 0],
+        lambda t: choose_splits(t, ntok, r, steps, sms),
+        lambda t, s: _spmm(x, values, meta, cols, bias, r, k, v, m, bulk=False, tile=t, splits=s))
 
 
 def name_expressions(dtype: torch.dtype) -> list[str]:

@@ -247,18 +247,12 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
 
 
 def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
-    """(tile, splits) that autotune picks among every tile fitting V, each with split-K off and,
-    on the decode tile, at the heuristic count."""
+    """(tile, splits) that autotune picks among the tiles fitting V."""
     steps = values.shape[1] // KS
-    cands = {}
-    for t in TILES:
-        if cols is None or v % t.bm == 0:
-            for s in sorted({1, choose_splits(t, ntok, r, steps, sms)}):
-                cands[f"{t}/k{s}"] = (t, s)
-    runs = {n: functools.partial(spmm_sm90a, x, values, meta, cols, bias, r, k, v, m, tile=t, splits=s, tma_x=direct)
-            for n, (t, s) in cands.items()}
-    kernel = "wgmma_sp_tma" if direct else "wgmma_sp"
-    return cands.get(autotune.choose(autotune.problem_key(kernel, x.device, x.dtype, r, k, ntok, v, m), runs), (None, None))
+    return autotune.tile_and_splits(
+        "wgmma_sp_tma" if direct else "wgmma_sp", x, r, k, ntok, v, m, [t for t in TILES if cols is None or v % t.bm == 0],
+        lambda t: choose_splits(t, ntok, r, steps, sms),
+        lambda t, s: spmm_sm90a(x, values, meta, cols, bias, r, k, v, m, tile=t, splits=s, tma_x=direct))
 
 
 def name_expressions(dtype: torch.dtype) -> list[str]:
