@@ -275,6 +275,48 @@ def test_x_by_tma(tile):
         run_case(256, 4096, 40, 64, 4, torch.bfloat16, True, gen, tile=tile, splits=5, tma_x=True)
 
 
+def test_as_2_4_route_predicate(monkeypatch):
+    """V:2:8 runs as 2:4 from AS_2_4_MIN_TOKENS tokens on, for a TMA-readable X, unless VNM_AS_2_4=0."""
+    import vnmsparse.kernels as kernels
+
+    gen = torch.Generator().manual_seed(3)
+    vw8 = vs.pack(random_vnm(128, 512, vs.VNMConfig(64, 2, 8), torch.bfloat16, "cpu", gen), vs.VNMConfig(64, 2, 8))
+    vw16 = vs.pack(random_vnm(128, 512, vs.VNMConfig(64, 2, 16), torch.bfloat16, "cpu", gen), vs.VNMConfig(64, 2, 16))
+    big = torch.zeros(kernels.AS_2_4_MIN_TOKENS, 512, dtype=torch.bfloat16)
+    assert kernels._as_2_4(big, vw8, big.shape[0])
+    assert not kernels._as_2_4(big[:-1], vw8, big.shape[0] - 1)  # too few tokens
+    assert not kernels._as_2_4(big, vw16, big.shape[0])  # M = 16: the gathered kernel is faster
+    assert not kernels._as_2_4(big.t().contiguous().t(), vw8, big.shape[0])  # not row-major: no TMA
+    monkeypatch.setenv("VNM_AS_2_4", "0")
+    assert not kernels._as_2_4(big, vw8, big.shape[0])
+
+
+@pytest.mark.gpu
+@needs_sm90a
+def test_op_routes_by_pattern_and_tokens(monkeypatch):
+    """vnmsparse.spmm on sm_90a: 2:4 takes the wgmma.sp layout at every T, V:2:8 the as-2:4 layout
+    from AS_2_4_MIN_TOKENS on (not with VNM_AS_2_4=0), V:2:16 the gathered one; results stay right."""
+    import vnmsparse.kernels as kernels
+
+    gen = torch.Generator().manual_seed(5)
+    for pattern, t, want in (("2:4", 1, W.LAYOUT), ("2:4", 300, W.LAYOUT), ("64:2:8", 16, spmm_mma_sp.LAYOUT),
+                             ("64:2:8", 100, W.LAYOUT), ("64:2:8", 300, W.LAYOUT_AS_2_4),
+                             ("64:2:16", 300, W.LAYOUT)):
+        for disable in (False, True):
+            monkeypatch.setenv("VNM_AS_2_4", "0" if disable else "1")
+            cfg = vs.VNMConfig.parse(pattern)
+            w = random_vnm(256, 1024, cfg, torch.bfloat16, "cuda", gen)
+            vw = vs.pack(w, cfg)
+            x = torch.randn(t, 1024, generator=gen).bfloat16().cuda()
+            ref = x.float() @ w.float().t()
+            y = vs.spmm(x, vw)
+            assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2, (pattern, t)
+            expect = W.LAYOUT if (disable and want == W.LAYOUT_AS_2_4) else want
+            assert kernels._select(x, vw, None)[0] == expect, (pattern, t, disable)
+            assert (W.LAYOUT_AS_2_4 in vw._layouts) == (expect == W.LAYOUT_AS_2_4), (pattern, t, disable)
+    assert t >= kernels.AS_2_4_MIN_TOKENS
+
+
 @pytest.mark.gpu
 @needs_sm90a
 def test_as_2_4_path():

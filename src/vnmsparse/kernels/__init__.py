@@ -7,6 +7,7 @@ Importing this package registers each kernel's layout with the ``vnmsparse::spmm
 from __future__ import annotations
 
 import functools
+import os
 import warnings
 
 import torch
@@ -51,14 +52,34 @@ def best_kernel(device_index: int) -> int:
     return _best_kernel(device_index)
 
 
+# V:2:8 from this many tokens runs as plain 2:4 (the as-2:4 layout: twice the math, but X by TMA
+# and no column gather): on the H200 it is faster from T = 512 on and about even at 256 (mid-T and
+# quick grids, LLaMA-7B shapes: 64:2:8 at T >= 2048 1.14-1.34x vs 0.71-0.91x gathered; at T = 128
+# the gathered kernels win). It keeps a second weight image (2:4 over the full K, twice the bytes
+# of the compact V:2:8 one); VNM_AS_2_4=0 turns the route off where memory matters more.
+AS_2_4_MIN_TOKENS = 256
+
+
+def _as_2_4(x, vw, tokens: int) -> bool:
+    if vw.cfg.m != 8 or tokens < AS_2_4_MIN_TOKENS or os.environ.get("VNM_AS_2_4", "1").strip() == "0":
+        return False
+    return x.is_contiguous() and x.shape[-1] % 8 == 0  # TMA-readable X (alignment checked at launch)
+
+
 def _select(x, vw, bias):
     if x.device.type != "cuda" or vw.dtype not in KERNEL_DTYPES or x.dtype != vw.dtype or vw.cfg.m > 256:
         return None  # the kernels keep column offsets in bytes: m <= 256
     kind = best_kernel(x.device.index if x.device.index is not None else torch.cuda.current_device())
     if kind == 0:
         return None
-    if kind == 3 and x.numel() >= WGMMA_MIN_TOKENS * x.shape[-1]:
-        return spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.layout_of(vw)
+    if kind == 3:
+        tokens = x.numel() // max(1, x.shape[-1])
+        if _as_2_4(x, vw, tokens):
+            return spmm_wgmma_sp.LAYOUT_AS_2_4, spmm_wgmma_sp.layout_as_2_4(vw)
+        # m = 4 with a TMA-readable X: the wgmma.sp kernel beats mma.sp at every T (v9 quick grid)
+        direct = vw.cfg.m == 4 and x.is_contiguous() and x.shape[-1] % 8 == 0
+        if direct or tokens >= WGMMA_MIN_TOKENS:
+            return spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.layout_of(vw)
     return spmm_mma_sp.LAYOUT, spmm_mma_sp.layout_of(vw)
 
 
@@ -99,5 +120,6 @@ def available_paths() -> list[tuple[str, bool, str]]:
         ok_bulk, why_bulk = spmm_mma_sp.supported(dev, bulk=True)
         rows.append((f"mma.sp kernel, bulk copies (sm_90) on {dev}", ok_bulk, why_bulk))
         ok_wg, why_wg = spmm_wgmma_sp.supported(dev)
-        rows.append((f"wgmma.sp kernel (sm_90a; the default there for T >= {WGMMA_MIN_TOKENS}) on {dev}", ok_wg, why_wg))
+        rows.append((f"wgmma.sp kernel (sm_90a; the default there: 2:4 at every T, V:2:8 as 2:4 from T = "
+                     f"{AS_2_4_MIN_TOKENS}, otherwise T >= {WGMMA_MIN_TOKENS}) on {dev}", ok_wg, why_wg))
     return rows
