@@ -488,6 +488,28 @@ def test_gpu_vnmlinear_uses_kernel_and_matches(dtype, cfg):
 
 
 @pytest.mark.gpu
+def test_gpu_vnmlinear_picks_the_kernel_per_call(monkeypatch):
+    """The layout (kernel) is chosen by each call's token count, as vnmsparse.spmm chooses it: on
+    sm_90a a decode call takes the mma.sp kernel and a 300-token 64:2:8 call the as-2:4 path."""
+    from vnmsparse import ops
+    from vnmsparse.kernels import best_kernel, spmm_mma_sp, spmm_wgmma_sp
+
+    if best_kernel(torch.cuda.current_device()) != 3:
+        pytest.skip("needs the sm_90a wgmma.sp kernel")
+    used = []
+    for name, fn in list(ops.CUDA_LAYOUTS.items()):
+        monkeypatch.setitem(ops.CUDA_LAYOUTS, name, lambda *a, _n=name, _f=fn, **k: used.append(_n) or _f(*a, **k))
+    lin = masked_linear(512, 1024, "64:2:8", dtype=torch.bfloat16)
+    m = VNMLinear.from_linear(lin, "64:2:8").cuda()
+    for tokens, want in ((1, spmm_mma_sp.LAYOUT), (300, spmm_wgmma_sp.LAYOUT_AS_2_4)):
+        x = torch.randn(tokens, 1024, dtype=torch.bfloat16, device="cuda")
+        ref = x.double() @ lin.weight.cuda().double().t() + lin.bias.cuda().double()
+        with torch.no_grad():
+            assert _rel(m(x), ref) < 1e-2
+        assert used[-1] == want, (tokens, used)
+
+
+@pytest.mark.gpu
 def test_gpu_eager_fast_path_equals_op():
     """Inference (no grad) calls the kernel directly; with autograd the registered op runs: same result."""
     m = VNMLinear.from_linear(masked_linear(256, 192, "64:2:8", dtype=torch.bfloat16), "64:2:8").cuda()

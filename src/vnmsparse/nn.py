@@ -166,13 +166,9 @@ class VNMLinear(nn.Module):
         vw = VNMWeight._trusted(values, positions, columns, (self.out_features, self.in_features), self.cfg)
         layout, operands = "canonical", (values, positions, columns)
         if values.device.type == "cuda":
-            # The same selection as vnmsparse.spmm, made once here instead of at every call.
-            probe = values.new_empty((0, self.in_features))
-            for select in ops.OPERAND_SELECTORS:
-                chosen = select(probe, vw, None)
-                if chosen is not None:
-                    layout, operands = chosen
-                    break
+            # The compact kernel layout, built ahead of the first call (a decode-sized probe); the
+            # layout of each call is chosen per call (by token count) in forward, from the same cache.
+            layout, operands = ops.select_operands(values.new_empty((1, self.in_features)), vw)
         self._vw = vw
         self._kernel_layout = layout
         self._kernel_impl = ops.CUDA_LAYOUTS.get(layout) if values.device.type == "cuda" else None
@@ -208,15 +204,18 @@ class VNMLinear(nn.Module):
         if x.dtype != self.weight_values.dtype and not (x.dtype == torch.float64 and x.device.type == "cpu"):
             raise TypeError(f"VNMLinear: input dtype {x.dtype} differs from the weight's {self.weight_values.dtype} "
                             "(cast the model with .to(dtype) or the input)")
-        impl, bias = self._kernel_impl, self.bias
-        if impl is not None and not torch.compiler.is_compiling() and not (
-                torch.is_grad_enabled() and (x.requires_grad or (bias is not None and bias.requires_grad))):
-            # Eager inference calls the kernel directly, as vnmsparse.spmm does: the dispatcher costs
-            # ~24 us per call, more than a decode-sized kernel. torch.compile and autograd see the op.
-            return impl(x, self._kernel_values, self._kernel_meta, self._kernel_columns, bias,
-                        self.out_features, self.in_features, self.cfg.v, self.cfg.m)
-        return ops.spmm_op(x, self._kernel_values, self._kernel_meta, self._kernel_columns, bias,
-                           self.out_features, self.in_features, self.cfg.v, self.cfg.m, self._kernel_layout)
+        bias = self.bias
+        layout, operands = self._kernel_layout, (self._kernel_values, self._kernel_meta, self._kernel_columns)
+        if self._kernel_impl is not None and not torch.compiler.is_compiling():
+            # As vnmsparse.spmm: the kernel (and for V:2:8 prefill the as-2:4 image) by token count.
+            # A compiled graph keeps the layout made at load time (no layout built while tracing).
+            layout, operands = ops.select_operands(x, self._vw, bias)
+            impl = ops.CUDA_LAYOUTS.get(layout)
+            if impl is not None and not (torch.is_grad_enabled() and (x.requires_grad or (bias is not None and bias.requires_grad))):
+                # Eager inference calls the kernel directly, as vnmsparse.spmm does: the dispatcher
+                # costs ~24 us per call, more than a decode-sized kernel. Autograd sees the op.
+                return impl(x, *operands, bias, self.out_features, self.in_features, self.cfg.v, self.cfg.m)
+        return ops.spmm_op(x, *operands, bias, self.out_features, self.in_features, self.cfg.v, self.cfg.m, layout)
 
     @property
     def nbytes(self) -> int:

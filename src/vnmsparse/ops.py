@@ -132,6 +132,17 @@ def _canonical_operands(x: torch.Tensor, vw: VNMWeight):
 OPERAND_SELECTORS: list[Callable] = []
 
 
+def select_operands(x: torch.Tensor, weight: VNMWeight, bias: Optional[torch.Tensor] = None) -> tuple:
+    """(layout, operands) for this call: the first kernel selector that takes (x, weight) — the
+    choice may depend on the token count — else the reference's canonical operands. Layouts are
+    built once and cached on the weight."""
+    for select in OPERAND_SELECTORS:
+        chosen = select(x, weight, bias)
+        if chosen is not None:
+            return chosen
+    return _canonical_operands(x, weight)
+
+
 def spmm(x: torch.Tensor, weight: VNMWeight, bias: Optional[torch.Tensor] = None) -> torch.Tensor:
     """``x[..., K] @ unpack(weight).T (+ bias)`` with the output in x's dtype.
 
@@ -140,14 +151,7 @@ def spmm(x: torch.Tensor, weight: VNMWeight, bias: Optional[torch.Tensor] = None
     float32/half weight is allowed on CPU for reference checks). Any leading dimensions of x.
     """
     check_spmm_inputs(x, weight, bias)
-    layout, operands = None, None
-    for select in OPERAND_SELECTORS:
-        chosen = select(x, weight, bias)
-        if chosen is not None:
-            layout, operands = chosen
-            break
-    if layout is None:
-        layout, operands = _canonical_operands(x, weight)
+    layout, operands = select_operands(x, weight, bias)
     r, k = weight.shape
     impl = CUDA_LAYOUTS.get(layout)
     if impl is not None and not torch.compiler.is_compiling() and not _needs_grad(x, bias):
