@@ -392,7 +392,7 @@ def _tensor_bytes(t) -> int:
 
 
 def linear_bytes(model: nn.Module, spec: ModelSpec) -> tuple[int, int]:
-    """(stored bytes, resident bytes incl. kernel layouts) of the blocks' linear weights."""
+    """(stored bytes, resident bytes incl. every kernel layout built so far) of the blocks' linear weights."""
     from .nn import VNMLinear, is_conv1d
 
     stored = resident = 0
@@ -402,7 +402,8 @@ def linear_bytes(model: nn.Module, spec: ModelSpec) -> tuple[int, int]:
         if isinstance(m, VNMLinear):
             stored += m.weight.nbytes
             seen = {}
-            for t in list(m.weight.parts().values()) + [getattr(m, n) for n in ("_kernel_values", "_kernel_meta", "_kernel_columns")]:
+            layouts = [t for ts in m.weight._layouts.values() for t in ts]  # every kernel image built so far
+            for t in list(m.weight.parts().values()) + layouts:
                 if isinstance(t, torch.Tensor):
                     seen[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
             resident += sum(seen.values())
@@ -562,6 +563,8 @@ def measure_workload(args, model, spec: ModelSpec, w: Workload, wi: int, device,
             if gpu:
                 torch.cuda.synchronize(device)
             row["first_ms"] = 1e3 * (time.perf_counter() - t1)  # includes JIT compiles and layouts
+            # layouts are built at first use (e.g. the as-2:4 image of V:2:8 prefill): count them now
+            row["resident_MB"] = linear_bytes(model, spec)[1] / 2**20
             err = _rel(out, ref) if ref is not None else 0.0
             del out
             row["rel_err"] = err
