@@ -119,6 +119,15 @@ def test_sass_has_sparse_hgmma_and_register_split(dtype, tmp_path):
             assert sum("LDGSTS" in ln for ln in lines) >= 3, tile  # cp.async producer
 
 
+@needs_nvrtc
+@pytest.mark.skipif(_cuobjdump() is None, reason="cuobjdump not found (set VNM_CUOBJDUMP)")
+def test_tma_row_probe_compiles_to_a_tma_load(tmp_path):
+    """scripts/tma_row_probe.py's kernel (one-row TMA boxes into a swizzled atom) builds for sm_90a."""
+    module = jit.compile("tma_probe.cu", ["vnm::tma_row_probe"], "sm_90a")
+    sass = _sass_by_kernel(module.cubin, tmp_path)[module.symbols["vnm::tma_row_probe"]]
+    assert any("UTMALDG.2D" in ln for ln in sass), sass[:40]
+
+
 # ------------------------------------------------------------------------------------- host side
 
 

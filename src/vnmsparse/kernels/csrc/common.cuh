@@ -58,6 +58,12 @@ template <int CPR> __device__ __forceinline__ int swizzle(int row, int chunk) {
   return chunk ^ ((row / (8 / CPR)) & (CPR - 1));
 }
 
+// A TMA descriptor (CUtensorMap, encoded on the host by jit.tensor_map_2d), passed by value
+// (`const __grid_constant__ TensorMap`).
+struct alignas(64) TensorMap {
+  unsigned long long opaque[16];
+};
+
 // ---- sm_90: mbarriers and bulk (TMA, non-tensor) copies ---------------------------------------
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 __device__ __forceinline__ void mbar_init(u64* bar, u32 count) {
@@ -84,6 +90,13 @@ __device__ __forceinline__ void mbar_wait(u64* bar, u32 parity) {
       "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
       "@!p bra WAIT_%=;\n}\n" ::"r"(smem_addr(bar)),
       "r"(parity)
+      : "memory");
+}
+// One 2-D TMA box (c0 along the contiguous dimension) into shared memory, counted on `bar`.
+__device__ __forceinline__ void tma_load_2d(u32 dst, const TensorMap* map, int c0, int c1, u64* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(smem_addr(bar))
       : "memory");
 }
 // bytes (a multiple of 16, 16-byte aligned both sides) from global to this CTA's shared memory,

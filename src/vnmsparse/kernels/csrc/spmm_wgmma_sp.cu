@@ -43,19 +43,6 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
 }
 
-// A TMA descriptor (CUtensorMap, encoded on the host by jit.tensor_map_2d), passed by value.
-struct alignas(64) TensorMap {
-  unsigned long long opaque[16];
-};
-
-// One 2-D TMA box (c0 along the contiguous dimension) into shared memory, counted on `bar`.
-__device__ __forceinline__ void tma_load_2d(u32 dst, const TensorMap* map, int c0, int c1, u64* bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-      "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(smem_addr(bar))
-      : "memory");
-}
-
 // Stages of look-ahead for the gather's column words (a compile-time knob: -D for experiments).
 #ifndef VNM_WG_COLUMN_LOOKAHEAD
 #define VNM_WG_COLUMN_LOOKAHEAD 3
@@ -101,7 +88,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
     spmm_wgmma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                   const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                   float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
-                  int v, int steps_per_split, const __grid_constant__ wg::TensorMap xmap) {
+                  int v, int steps_per_split, const __grid_constant__ TensorMap xmap) {
   static_assert(!(TMA_X && HAS_COLS), "TMA_X loads X whole: only for m = 4 (no column offsets)");
 #if VNM_HAS_WGMMA
   using P = wg::Plan<BM, BN, STAGES>;
@@ -187,7 +174,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
       if constexpr (TMA_X) {  // B: one box of X; the transaction count completes the phase
         if (tid == 0) {
           mbar_arrive_expect_tx(&full[s], P::B);
-          wg::tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
+          tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
         }
       } else {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
         const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
