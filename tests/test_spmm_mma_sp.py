@@ -113,6 +113,70 @@ def test_public_spmm_dispatches_to_kernel_and_handles_layouts():
     assert {"sm80", "sm90"} & set(vw._layouts), "the kernel path was not taken"
 
 
+def test_decode_plan(monkeypatch):
+    """The one-launch decode kernel applies to T <= 16 on sm_90 with at most 8 K splits (a cluster)
+    whose X slices fit DECODE_MAX_WIDTH columns; its splits divide the steps with none empty."""
+    dev = torch.device("cuda", 0)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (9, 0))
+    monkeypatch.setattr(K, "_sms", lambda i: 132)
+    assert K.decode_plan(dev, 17, 4096, 32, 64, 8) is None  # too many tokens
+    assert K.decode_plan(dev, 1, 4096, 32, 64, 256) is None  # one step is wider than the slice
+    assert K.decode_plan(dev, 1, 4096, 2 * 9 * 8, 64, 128) is None  # would need more than 8 splits
+    for rows, steps, v, m in ((4096, 32, 64, 8), (11008, 86, 128, 8), (4096, 2, 128, 128), (48, 1, 16, 5), (4096, 6, 64, 128)):
+        bm, splits, per = K.decode_plan(dev, 16, rows, steps, v, m)
+        assert v % bm == 0 and 1 <= splits <= K.DECODE_MAX_SPLITS and per * K.KS * m <= K.DECODE_MAX_WIDTH
+        assert (splits - 1) * per < steps <= splits * per, (rows, steps, m, splits, per)
+        assert K.decode_smem_bytes(bm, per * K.KS * m) <= 227 * 1024
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (8, 0))
+    assert K.decode_plan(dev, 1, 4096, 32, 64, 8) is None  # no clusters before sm_90
+
+
+def needs_sm90(fn):
+    return pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] < 9,
+                              reason="needs an sm_90 GPU (thread-block clusters)")(fn)
+
+
+@pytest.mark.gpu
+@needs_sm90
+@pytest.mark.parametrize("v,m", [(16, 4), (16, 5), (32, 8), (64, 8), (128, 8), (64, 10), (128, 16), (64, 32),
+                                 (128, 100), (64, 128)])
+def test_decode_kernel(v, m):
+    """The one-launch decode kernel (T <= 16): ragged R and K, odd K (unaligned rows: the scalar
+    slice loads), with and without splits, bias, both dtypes; poisoned outputs, fp32 reference."""
+    gen = torch.Generator().manual_seed(v * 7 + m)
+    for i, (t, r, k) in enumerate(((1, 4 * v + 5, 1003), (7, 3 * v, 64 * m + 8), (16, 515, 2053), (3, 2048, 4096))):
+        dtype = (torch.bfloat16, torch.float16)[i % 2]
+        steps = -(-(-(-k // m)) // K.KS)  # padded groups / KS
+        assert K.decode_plan(torch.device("cuda"), t, r, steps, v, m) is not None, (t, r, k, v, m)
+        check_case(lambda x, vw, b, out: K.spmm_sm80_decode(x, *K.layout_of(vw), b, r, k, v, m, out=out),
+                   r, k, t, v, m, dtype, bias=i % 2 == 0, gen=gen, what="decode kernel")
+
+
+@pytest.mark.gpu
+@needs_sm90
+def test_decode_kernel_strided_x_and_graph_capture():
+    """Rows of X with a pitch (a slice of a wider tensor), a broadcast row (stride 0), and the
+    cluster launch inside a CUDA graph: replay equals eager."""
+    gen = torch.Generator().manual_seed(17)
+    cfg = vs.VNMConfig(64, 2, 8)
+    w = random_vnm(1000, 2048, cfg, torch.bfloat16, "cuda", gen)
+    vw = vs.pack(w, cfg)
+    run = lambda x: K.spmm_sm80_decode(x, *K.layout_of(vw), None, 1000, 2048, 64, 8)  # noqa: E731
+    wide = torch.randn(9, 2056, generator=gen).bfloat16().cuda()
+    for x in (wide[:, 8:], wide[:1].expand(5, 2056)[:, :2048]):
+        ref = x.float() @ w.float().t()
+        assert ((run(x).float() - ref).norm() / ref.norm()).item() < 1e-2
+    x = torch.randn(12, 2048, generator=gen).bfloat16().cuda()
+    run(x)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y = run(x)
+    x.copy_(torch.randn(12, 2048, generator=gen).bfloat16())
+    g.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(y, run(x))
+
+
 @pytest.mark.gpu
 def test_cuda_graph_capture():
     gen = torch.Generator().manual_seed(11)

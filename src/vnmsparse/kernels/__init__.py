@@ -19,6 +19,8 @@ KERNEL_DTYPES = (torch.float16, torch.bfloat16)
 
 ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT] = spmm_mma_sp.spmm_sm80
 ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_BULK] = spmm_mma_sp.spmm_sm90
+ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_DECODE] = spmm_mma_sp.spmm_sm80_decode
+ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_DECODE] = spmm_mma_sp.canonical_from_layout
 ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT] = spmm_mma_sp.canonical_from_layout
 ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_BULK] = functools.partial(spmm_mma_sp.canonical_from_layout, bulk=True)
 ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.spmm_sm90a
@@ -94,6 +96,9 @@ def spmm_paths(device=None) -> dict:
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device)[0]:
         paths["mma_sp"] = lambda x, vw, bias=None: ops.spmm_op(
             x, *spmm_mma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT)
+    if device is not None and device.type == "cuda" and torch.cuda.get_device_capability(device)[0] >= 9:
+        paths["mma_sp_decode"] = lambda x, vw, bias=None: ops.spmm_op(
+            x, *spmm_mma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_DECODE)
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device, bulk=True)[0]:
         paths["mma_sp_bulk"] = lambda x, vw, bias=None: ops.spmm_op(
             x, *spmm_mma_sp.layout_of(vw, True), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_BULK)

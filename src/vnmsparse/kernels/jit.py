@@ -162,13 +162,15 @@ class Kernel:
         self.max_shared_mem = _allow_max_dynamic_shared_memory(driver, handle, device)
         self._current_stream = _current_raw_stream_getter()
         self._launch_kernel = driver.cuLaunchKernel
+        self._launch_kernel_ex = driver.cuLaunchKernelEx
         self._success = driver.CUresult.CUDA_SUCCESS
 
-    def launch(self, grid, block, args: Sequence, *, shared_mem: int = 0, stream=None) -> None:
+    def launch(self, grid, block, args: Sequence, *, shared_mem: int = 0, stream=None, cluster=None) -> None:
         """Launch on ``stream`` (a ``torch.cuda.Stream`` or raw handle), default torch's current stream.
 
         ``grid``/``block`` are an int or a tuple of up to 3 ints; ``args`` follow
-        the ``params`` given at load (tensors for ``ptr``, Python numbers otherwise).
+        the ``params`` given at load (tensors for ``ptr``, Python numbers otherwise). ``cluster``
+        (sm_90+): thread-block cluster dimensions, which must divide the grid's.
         """
         if len(args) != len(self._converters):
             raise TypeError(f"{self.name} takes {len(self._converters)} arguments {self.params}, got {len(args)}")
@@ -182,9 +184,13 @@ class Kernel:
             stream = getattr(stream, "cuda_stream", stream)
         gx, gy, gz = _dim3(grid)
         bx, by, bz = _dim3(block)
-        (err,) = self._launch_kernel(
-            self._function, gx, gy, gz, bx, by, bz, shared_mem, stream, ctypes.addressof(pointers), 0
-        )
+        if cluster is not None and _dim3(cluster) != (1, 1, 1):
+            config = launch_config((gx, gy, gz), (bx, by, bz), shared_mem, stream, _dim3(cluster))
+            (err,) = self._launch_kernel_ex(config, self._function, ctypes.addressof(pointers), 0)
+        else:
+            (err,) = self._launch_kernel(
+                self._function, gx, gy, gz, bx, by, bz, shared_mem, stream, ctypes.addressof(pointers), 0
+            )
         if err != self._success:
             raise RuntimeError(f"launching {self.name} failed: {_driver_error(err)}")
 
@@ -683,6 +689,26 @@ def _as_str(value) -> str:
 
 def _frozen(mapping) -> tuple:
     return tuple(sorted(mapping.items())) if mapping else ()
+
+
+def launch_config(grid: tuple, block: tuple, shared_mem: int, stream, cluster: tuple):
+    """The CUlaunchConfig of a cluster launch (cuLaunchKernelEx): grid, block, dynamic shared
+    memory, stream handle and the cluster-dimension attribute. Host-only work."""
+    from cuda.bindings import driver
+
+    if any(g % c for g, c in zip(grid, cluster)):
+        raise ValueError(f"cluster {cluster} must divide the grid {grid}")
+    attr = driver.CUlaunchAttribute()
+    attr.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cluster
+    config = driver.CUlaunchConfig()
+    config.gridDimX, config.gridDimY, config.gridDimZ = grid
+    config.blockDimX, config.blockDimY, config.blockDimZ = block
+    config.sharedMemBytes = shared_mem
+    config.hStream = driver.CUstream(int(stream))
+    config.attrs = [attr]
+    config.numAttrs = 1
+    return config
 
 
 def _dim3(dims) -> tuple[int, int, int]:

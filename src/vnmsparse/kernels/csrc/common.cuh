@@ -92,6 +92,24 @@ __device__ __forceinline__ void mbar_wait(u64* bar, u32 parity) {
       "r"(parity)
       : "memory");
 }
+// Thread-block clusters: this CTA's rank, a cluster-wide barrier (release / acquire: the shared-
+// memory writes before it are visible to every CTA of the cluster after it), and a load of a float
+// from the same shared-memory offset in CTA `rank` (distributed shared memory).
+__device__ __forceinline__ u32 cluster_rank() {
+  u32 r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ float ld_cluster_f32(const float* p, u32 rank) {
+  u32 remote;
+  float v;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(smem_addr(p)), "r"(rank));
+  asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(remote) : "memory");
+  return v;
+}
 // One 2-D TMA box (c0 along the contiguous dimension) into shared memory, counted on `bar`.
 __device__ __forceinline__ void tma_load_2d(u32 dst, const TensorMap* map, int c0, int c1, u64* bar) {
   asm volatile(

@@ -52,11 +52,12 @@ struct SmemPlan {
 };
 
 // One pipeline stage of math for one warp: 2 k-steps of mma.sp over its WM x WN tile.
-// A (compressed values) rows are 2*KS values with the 4-chunk swizzle; B rows are BPITCH elements
-// apart, chunk-swizzled when BSWIZZLE (cp.async path) or padded (bulk-copy path).
-template <typename T, int WM, int WN, int BN, int BPITCH, bool BSWIZZLE>
-__device__ __forceinline__ void mma_stage(float (&acc)[WM / 16][WN / 8][4], const T* a, const T* b, const u8* me,
-                                          int wm, int wn, int lane) {
+// A (compressed values) rows are 2*KS values with the 4-chunk swizzle. B comes through `b_addr(kr,
+// c)`: the address of 16-byte chunk c (8 tokens) of the stage's logical k-row kr (0..KROWS-1), each
+// lane giving its own row to ldmatrix.trans, so B may be a staged tile or rows gathered in place.
+template <typename T, int WM, int WN, typename BAddr>
+__device__ __forceinline__ void mma_stage_rows(float (&acc)[WM / 16][WN / 8][4], const T* a, const u8* me, int wm,
+                                               int wn, int lane, BAddr b_addr) {
   constexpr int MT = WM / 16, NTILES = WN / 8;
   // Metadata of both k-steps at once: a row's 8 bytes per stage are its codes for 16 groups. Lane
   // tig 0 needs the low 16 bits of each k-step's word for rows gid (low half) and gid + 8 (high
@@ -83,13 +84,21 @@ __device__ __forceinline__ void mma_stage(float (&acc)[WM / 16][WN / 8][4], cons
 #pragma unroll
     for (int ni = 0; ni < NTILES; ++ni) {
       u32 bf[4];
-      const int kr = 32 * s + lane;
-      const int c = (wn * WN + ni * 8) / 8;
-      ldmatrix_x4_trans(bf, b + kr * BPITCH + (BSWIZZLE ? swizzle<BN / 8>(kr, c) : c) * 8);
+      ldmatrix_x4_trans(bf, b_addr(32 * s + lane, (wn * WN + ni * 8) / 8));
 #pragma unroll
       for (int mi = 0; mi < MT; ++mi) MmaSp<T>::run(acc[mi][ni], af[mi], bf, ef[mi]);
     }
   }
+}
+
+// mma_stage_rows on a staged B tile: rows BPITCH elements apart, chunk-swizzled when BSWIZZLE
+// (cp.async path) or padded (bulk-copy path).
+template <typename T, int WM, int WN, int BN, int BPITCH, bool BSWIZZLE>
+__device__ __forceinline__ void mma_stage(float (&acc)[WM / 16][WN / 8][4], const T* a, const T* b, const u8* me,
+                                          int wm, int wn, int lane) {
+  mma_stage_rows<T, WM, WN>(acc, a, me, wm, wn, lane, [&](int kr, int c) {
+    return b + kr * BPITCH + (BSWIZZLE ? swizzle<BN / 8>(kr, c) : c) * 8;
+  });
 }
 
 // Write the accumulators: fp32 partial sums (split-K), or bias + one rounding, staged through
@@ -153,6 +162,37 @@ struct BlockSync {
   __device__ void operator()() const { __syncthreads(); }
 };
 
+template <int A, int B>
+__device__ __forceinline__ void zero(float (&acc)[A][B][4]) {
+#pragma unroll
+  for (int i = 0; i < A; ++i)
+#pragma unroll
+    for (int j = 0; j < B; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+}
+
+// One stage of A (the compressed values: 2*KS per row, 4 swizzled 16-byte chunks) and of the codes
+// (KS/2 bytes per row) into shared memory by cp.async. Rows past R get zero values and row R-1's
+// codes: valid ordered metadata, multiplied by zeros.
+template <typename T, int BM, int NT>
+__device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, const u8* meta, int row0, int R,
+                                             int Gp, int g0, int tid) {
+  constexpr int A_CPR = 2 * KS * 2 / 16;
+#pragma unroll
+  for (int i = tid; i < BM * A_CPR; i += NT) {
+    const int r = i / A_CPR, c = i % A_CPR, grow = row0 + r;
+    const bool ok = grow < R;
+    const T* src = values + (static_cast<size_t>(ok ? grow : 0) * Gp + g0) * 2 + c * 8;
+    cp_async16(a + r * 2 * KS + swizzle<A_CPR>(r, c) * 8, src, ok);
+  }
+#pragma unroll
+  for (int r = tid; r < BM; r += NT) {
+    const int grow = min(row0 + r, R - 1);
+    cp_async8(codes + r * (KS / 2), meta + static_cast<size_t>(grow) * (Gp / 2) + g0 / 2, true);
+  }
+}
+
 // Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
 // Without SPLIT the CTA writes y (bias fused); with SPLIT it writes fp32 partial sums
 // partial[z][t][r] and splitk_reduce finishes.
@@ -204,20 +244,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 
   auto load_stage = [&](int buf, int step) {
     const int g0 = step * KS;
-    T* a = sA + buf * Plan::A;
-#pragma unroll
-    for (int i = tid; i < BM * A_CPR; i += NT) {
-      const int r = i / A_CPR, c = i % A_CPR, grow = row0 + r;
-      const bool ok = grow < R;
-      const T* src = values + (static_cast<size_t>(ok ? grow : 0) * Gp + g0) * 2 + c * 8;
-      cp_async16(a + r * 2 * KS + swizzle<A_CPR>(r, c) * 8, src, ok);
-    }
-    // Rows past R reuse row R-1's codes: valid ordered metadata, multiplied by zero-filled values.
-#pragma unroll
-    for (int r = tid; r < BM; r += NT) {
-      const int grow = min(row0 + r, R - 1);
-      cp_async8(sM + buf * Plan::M + r * (KS / 2), meta + static_cast<size_t>(grow) * (Gp / 2) + g0 / 2, true);
-    }
+    load_a_codes<T, BM, NT>(sA + buf * Plan::A, sM + buf * Plan::M, values, meta, row0, R, Gp, g0, tid);
     T* b = sB + buf * Plan::B;
 #pragma unroll
     for (int j = 0; j < B_ITERS; ++j) {
@@ -237,12 +264,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   };
 
   float acc[MT][NTILES][4];
-#pragma unroll
-  for (int i = 0; i < MT; ++i)
-#pragma unroll
-    for (int j = 0; j < NTILES; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+  zero(acc);
 
   // Multistage cp.async pipeline: STAGES-1 stages in flight while one is consumed.
   fetch_columns(kbeg);
@@ -270,6 +292,144 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   __syncthreads();
 
   epilogue<T, BM, BN, WM, WN, NT, SPLIT>(acc, smem, bias, y, partial, row0, tok0, R, ntok, wm, wn, tid, BlockSync{});
+}
+
+// ------------------------------------------------------------------------------------------------
+// Decode (T <= 16, sm_90): one launch per call instead of three (X^T transpose, split-K SpMM,
+// split-K reduction). Each CTA transposes the slice of X its K range touches into shared memory
+// (X stays row-major in global memory; it is small at decode), and ldmatrix.trans reads the
+// gathered rows of that slice in place: each lane hands ldmatrix the address of its own gathered
+// k-row, so B is never copied into a stage tile. A and the codes stream through the same cp.async
+// ring as in spmm_mma_sp. The K splits of one row tile form a thread-block cluster (grid z =
+// cluster z = splits <= 8): each CTA leaves its fp32 tile in its shared memory, and after a cluster
+// barrier rank 0 adds bias + ranks 0..splits-1 in order (deterministic, as splitk_reduce) and writes
+// Y. Without splits (gridDim.z == 1) the usual epilogue runs.
+//
+// Shared memory: STAGES x (A, codes) | X^T slice [width][XPITCH] (reused for the fp32 tile).
+// width = steps_per_split * KS * m columns of X from column kbeg * KS * m; columns past K are zero.
+template <int BM, int STAGES>
+struct DecodePlan {
+  static constexpr int BN = 16;
+  static constexpr int XPITCH = BN + 8;      // elements per slice row: 48 B, 16-byte aligned rows
+  static constexpr int A = BM * 2 * KS;      // elements per stage
+  static constexpr int M = BM * KS / 2;      // bytes per stage
+  static constexpr int PIPE = STAGES * (A * 2 + M);
+  static constexpr int RED = BM * BN * 4;    // the fp32 tile of the cluster reduction
+  static constexpr int EPI = BN * (BM + 8) * 2;
+  static constexpr int bytes(int width) {
+    const int x = width * XPITCH * 2;
+    return PIPE + (x > RED ? (x > EPI ? x : EPI) : (RED > EPI ? RED : EPI));
+  }
+};
+
+template <typename T, int BM, int WM, int STAGES, bool HAS_COLS>
+__global__ void __launch_bounds__((BM / WM) * 32)
+    spmm_mma_sp_decode(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
+                       const T* __restrict__ x, const T* __restrict__ bias, T* __restrict__ y, int R, int K, int ntok,
+                       int ldx, int Gp, int m, int v, int steps_per_split, int width) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using Plan = DecodePlan<BM, STAGES>;
+  constexpr int BN = Plan::BN, WN = BN, NT = (BM / WM) * 32, MT = WM / 16, NTILES = WN / 8;
+  constexpr int A_CPR = 2 * KS * 2 / 16;
+  static_assert(A_CPR == 4 && BM % WM == 0 && WM % 16 == 0, "bad tile");
+
+  extern __shared__ __align__(128) unsigned char smem[];
+  T* sA = reinterpret_cast<T*>(smem);
+  u8* sM = smem + STAGES * Plan::A * 2;
+  T* xs = reinterpret_cast<T*>(smem + Plan::PIPE);
+
+  const int tid = threadIdx.x, lane = tid & 31, wm = tid >> 5, wn = 0;
+  const int row0 = blockIdx.x * BM;
+  const int total_steps = Gp / KS;
+  const int kbeg = blockIdx.z * steps_per_split;
+  const int kend = min(total_steps, kbeg + steps_per_split);
+  const int c0 = kbeg * KS * m;  // first X column of the slice
+  const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp : nullptr;
+
+  auto load_stage = [&](int buf, int step) {
+    load_a_codes<T, BM, NT>(sA + buf * Plan::A, sM + buf * Plan::M, values, meta, row0, R, Gp, step * KS, tid);
+  };
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (kbeg + s < kend) load_stage(s, kbeg + s);
+    cp_async_commit();
+  }
+
+  // The X^T slice, while the first stages are in flight: 8 columns of one token per task (one
+  // 16-byte load where aligned and inside K), transposed into xs[k - c0][t]. Tokens past ntok are
+  // left as they are: they only reach outputs that are never written.
+  for (int i = tid; i < ntok * (width / 8); i += NT) {
+    const int t = i / (width / 8), kk = (i % (width / 8)) * 8, gk = c0 + kk;
+    const T* src = x + static_cast<size_t>(t) * ldx + gk;
+    alignas(16) T e[8];
+    if (gk + 8 <= K && (reinterpret_cast<size_t>(src) & 15) == 0) {
+      *reinterpret_cast<uint4*>(e) = __ldg(reinterpret_cast<const uint4*>(src));
+    } else {
+#pragma unroll
+      for (int j = 0; j < 8; ++j) e[j] = gk + j < K ? src[j] : T(0.f);
+    }
+#pragma unroll
+    for (int j = 0; j < 8; ++j) xs[(kk + j) * Plan::XPITCH + t] = e[j];
+  }
+
+  // The lane's gathered k-rows of a stage: rows lane and 32 + lane (k-steps 0 and 1), as offsets
+  // into the slice; the next stage's column words are fetched a stage ahead.
+  auto words = [&](int step, int j) -> u32 {
+    return (HAS_COLS && step < kend) ? __ldg(colrow + step * KS + 8 * j + lane / 4) : IDENTITY_COLUMNS;
+  };
+  u32 wcur[2] = {words(kbeg, 0), words(kbeg, 1)};
+
+  float acc[MT][NTILES][4];
+  zero(acc);
+
+  for (int step = kbeg; step < kend; ++step) {
+    const u32 wnext[2] = {words(step + 1, 0), words(step + 1, 1)};
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();  // stage `step` (and, the first time, the slice) visible; stage step-1 read
+    const int next = step + STAGES - 1;
+    if (next < kend) load_stage((next - kbeg) % STAGES, next);
+    cp_async_commit();
+    const int buf = (step - kbeg) % STAGES;
+    int krow[2];
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+      krow[j] = (step * KS + 8 * j + lane / 4) * m + static_cast<int>((wcur[j] >> (8 * (lane & 3))) & 0xffu) - c0;
+    mma_stage_rows<T, WM, WN>(acc, sA + buf * Plan::A, sM + buf * Plan::M, wm, wn, lane, [&](int kr, int c) {
+      return xs + krow[kr >> 5] * Plan::XPITCH + c * 8;
+    });
+    wcur[0] = wnext[0];
+    wcur[1] = wnext[1];
+  }
+  cp_async_wait<0>();
+  __syncthreads();  // every warp is done with the slice: its space takes the output tile
+
+  if (gridDim.z == 1) {
+    epilogue<T, BM, BN, WM, WN, NT, false>(acc, smem + Plan::PIPE, bias, y, nullptr, row0, 0, R, ntok, wm, wn, tid,
+                                           BlockSync{});
+    return;
+  }
+  float* red = reinterpret_cast<float*>(smem + Plan::PIPE);  // [BN tokens][BM rows]
+  const int gid = lane >> 2, tig = lane & 3;
+#pragma unroll
+  for (int mi = 0; mi < MT; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < NTILES; ++ni)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        red[(ni * 8 + 2 * tig + (e & 1)) * BM + wm * WM + mi * 16 + gid + (e >= 2 ? 8 : 0)] = acc[mi][ni][e];
+  cluster_sync();
+  if (cluster_rank() == 0) {
+    const u32 splits = gridDim.z;
+    for (int i = tid; i < ntok * BM; i += NT) {
+      const int t = i / BM, r = i % BM;
+      if (row0 + r >= R) continue;
+      float sum = bias != nullptr ? Elem<T>::to_float(bias[row0 + r]) : 0.f;
+      for (u32 q = 0; q < splits; ++q) sum += ld_cluster_f32(red + i, q);
+      y[static_cast<size_t>(t) * R + row0 + r] = Elem<T>::from_float(sum);
+    }
+  }
+  cluster_sync();  // the peers' tiles stay in place until rank 0 has read them
+#endif
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -389,12 +549,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + 32)
 
   const int wm = warp / WARPS_N, wn = warp % WARPS_N;
   float acc[WM / 16][WN / 8][4];
-#pragma unroll
-  for (int i = 0; i < WM / 16; ++i)
-#pragma unroll
-    for (int j = 0; j < WN / 8; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+  zero(acc);
   for (int step = kbeg, it = 0; step < kend; ++step, ++it) {
     const int s = it % STAGES;
     mbar_wait(&full[s], (it / STAGES) & 1);
