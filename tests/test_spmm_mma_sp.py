@@ -131,6 +131,37 @@ def test_decode_plan(monkeypatch):
     assert K.decode_plan(dev, 1, 4096, 32, 64, 8) is None  # no clusters before sm_90
 
 
+@pytest.mark.parametrize("v,m,r,k", [(64, 8, 4096, 4096), (128, 128, 300, 11008), (16, 5, 48, 333), (64, 10, 200, 1003),
+                                     (32, 100, 96, 6408)])
+def test_decode_kernel_gather_stays_in_its_slice(v, m, r, k, monkeypatch):
+    """The decode kernel's index math, emulated on the CPU with a real layout: every gathered k-row
+    a lane hands ldmatrix (group step*KS + 8j + lane/4, slot lane%4 of the column word) lies inside
+    its CTA's X slice [c0, c0 + width), and the splits cover the steps exactly once."""
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (9, 0))
+    monkeypatch.setattr(K, "_sms", lambda i: 132)
+    cfg = vs.VNMConfig(v, 2, m)
+    vw = vs.pack(random_vnm(r, k, cfg, torch.bfloat16, "cpu", torch.Generator().manual_seed(1)), cfg)
+    values, _, cols = K.build_layout(vw)
+    gp = values.shape[1]
+    steps = gp // K.KS
+    bm, splits, per = K.decode_plan(torch.device("cuda", 0), 1, r, steps, v, m)
+    width = per * K.KS * m
+    words = cols.to(torch.int64) & 0xFFFFFFFF if cols is not None else torch.full((1, gp), 0x03020100)
+    lane = torch.arange(32)
+    covered = []
+    for z in range(splits):
+        kbeg, kend = z * per, min(steps, z * per + per)
+        c0 = kbeg * K.KS * m
+        covered += list(range(kbeg, kend))
+        for step in range(kbeg, kend):
+            for j in range(2):
+                g = step * K.KS + 8 * j + lane // 4
+                byte = (words[:, g] >> (8 * (lane % 4))) & 0xFF  # every row block's word
+                krow = g * m + byte - c0
+                assert int(krow.min()) >= 0 and int(krow.max()) < width, (z, step, j)
+    assert covered == list(range(steps))
+
+
 def needs_sm90(fn):
     return pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] < 9,
                               reason="needs an sm_90 GPU (thread-block clusters)")(fn)
