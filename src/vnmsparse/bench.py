@@ -103,7 +103,7 @@ TINY_TOKENS = (1, 8, 64)
 # Dense-equivalent ceilings of the sparse instruction each path runs, measured on an H200
 # (performance.md section 1.2). Paths not named here (auto, future ones) are held to the
 # wgmma.sp ceiling: the best this hardware can do.
-PEAK_SPARSE = {"mma_sp": 965e12, "wgmma_sp": 1600e12}
+PEAK_SPARSE = {"mma_sp": 965e12, "mma_sp_bulk": 965e12, "mma_sp_decode": 965e12, "wgmma_sp": 1600e12}
 PEAK_SPARSE_DEFAULT = 1600e12
 BASELINE_PATHS = ("dense", "cslt", "cslt_best")
 # Paths offered by the kernels package but timed only when --paths names them.

@@ -122,6 +122,10 @@ def available_paths() -> list[tuple[str, bool, str]]:
         ok_dev, why_dev = spmm_mma_sp.supported(dev)
         arch = "".join(map(str, torch.cuda.get_device_capability(i)))
         rows.append((f"mma.sp kernel, cp.async (sm_80+) on {dev} (sm_{arch})", ok_dev, why_dev))
+        major = torch.cuda.get_device_capability(i)[0]
+        rows.append((f"mma.sp one-launch decode kernel (T <= {spmm_mma_sp.DECODE_MAX_TOKENS}, clusters; "
+                     f"{'default' if spmm_mma_sp.DECODE_BY_DEFAULT else 'opt-in: the mma_sp_decode path'}) on {dev}",
+                     ok_dev and major >= 9, why_dev if major >= 9 else f"needs sm_90 (thread-block clusters), this is sm_{arch}"))
         ok_bulk, why_bulk = spmm_mma_sp.supported(dev, bulk=True)
         rows.append((f"mma.sp kernel, bulk copies (sm_90) on {dev}", ok_bulk, why_bulk))
         ok_wg, why_wg = spmm_wgmma_sp.supported(dev)
