@@ -114,19 +114,27 @@ def test_public_spmm_dispatches_to_kernel_and_handles_layouts():
 
 
 def test_decode_plan(monkeypatch):
-    """The one-launch decode kernel applies to T <= 16 on sm_90 with at most 8 K splits (a cluster)
-    whose X slices fit DECODE_MAX_WIDTH columns; its splits divide the steps with none empty."""
+    """The one-launch decode kernel applies to T <= 64 on sm_90 with at most 8 K splits (a cluster)
+    whose X slices fit DECODE_MAX_SLICE_BYTES; its splits divide the steps with none empty."""
     dev = torch.device("cuda", 0)
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (9, 0))
     monkeypatch.setattr(K, "_sms", lambda i: 132)
-    assert K.decode_plan(dev, 17, 4096, 32, 64, 8) is None  # too many tokens
+    assert K.decode_plan(dev, 65, 4096, 32, 64, 8) is None  # too many tokens
     assert K.decode_plan(dev, 1, 4096, 32, 64, 256) is None  # one step is wider than the slice
     assert K.decode_plan(dev, 1, 4096, 2 * 9 * 8, 64, 128) is None  # would need more than 8 splits
-    for rows, steps, v, m in ((4096, 32, 64, 8), (11008, 86, 128, 8), (4096, 2, 128, 128), (48, 1, 16, 5), (4096, 6, 64, 128)):
-        bm, splits, per = K.decode_plan(dev, 16, rows, steps, v, m)
-        assert v % bm == 0 and 1 <= splits <= K.DECODE_MAX_SPLITS and per * K.KS * m <= K.DECODE_MAX_WIDTH
-        assert (splits - 1) * per < steps <= splits * per, (rows, steps, m, splits, per)
-        assert K.decode_smem_bytes(bm, per * K.KS * m) <= 227 * 1024
+    for t in (1, 16, 17, 32, 33, 64):
+        for rows, steps, v, m in ((4096, 32, 64, 8), (11008, 86, 128, 8), (4096, 2, 128, 32), (48, 1, 16, 5), (4096, 6, 64, 16)):
+            plan = K.decode_plan(dev, t, rows, steps, v, m)
+            bn = 16 if t <= 16 else 32 if t <= 32 else 64
+            fits = -(-steps // (K.DECODE_MAX_SLICE_BYTES // ((bn + 8) * 2) // (K.KS * m))) <= K.DECODE_MAX_SPLITS
+            assert (plan is not None) == fits, (t, rows, steps, m)  # e.g. LLaMA down (K 11008, 2:8) at T > 32
+            if plan is None:
+                continue
+            bm, bn, splits, per = plan
+            assert v % bm == 0 and t <= bn and 1 <= splits <= K.DECODE_MAX_SPLITS, (t, rows, steps, m)
+            assert per * K.KS * m * (bn + 8) * 2 <= K.DECODE_MAX_SLICE_BYTES
+            assert (splits - 1) * per < steps <= splits * per, (rows, steps, m, splits, per)
+            assert K.decode_smem_bytes(bm, bn, per * K.KS * m) <= 227 * 1024
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (8, 0))
     assert K.decode_plan(dev, 1, 4096, 32, 64, 8) is None  # no clusters before sm_90
 
@@ -144,7 +152,7 @@ def test_decode_kernel_gather_stays_in_its_slice(v, m, r, k, monkeypatch):
     values, _, cols = K.build_layout(vw)
     gp = values.shape[1]
     steps = gp // K.KS
-    bm, splits, per = K.decode_plan(torch.device("cuda", 0), 1, r, steps, v, m)
+    bm, _, splits, per = K.decode_plan(torch.device("cuda", 0), 1, r, steps, v, m)
     width = per * K.KS * m
     words = cols.to(torch.int64) & 0xFFFFFFFF if cols is not None else torch.full((1, gp), 0x03020100)
     lane = torch.arange(32)
@@ -172,13 +180,17 @@ def needs_sm90(fn):
 @pytest.mark.parametrize("v,m", [(16, 4), (16, 5), (32, 8), (64, 8), (128, 8), (64, 10), (128, 16), (64, 32),
                                  (128, 100), (64, 128)])
 def test_decode_kernel(v, m):
-    """The one-launch decode kernel (T <= 16): ragged R and K, odd K (unaligned rows: the scalar
-    slice loads), with and without splits, bias, both dtypes; poisoned outputs, fp32 reference."""
+    """The one-launch decode kernel (T <= 64, token tiles 16 / 32 / 64): ragged R and K, odd K
+    (unaligned rows: the scalar slice loads), with and without splits, bias, both dtypes; poisoned
+    outputs, fp32 reference."""
     gen = torch.Generator().manual_seed(v * 7 + m)
-    for i, (t, r, k) in enumerate(((1, 4 * v + 5, 1003), (7, 3 * v, 64 * m + 8), (16, 515, 2053), (3, 2048, 4096))):
+    for i, (t, r, k) in enumerate(((1, 4 * v + 5, 1003), (7, 3 * v, 64 * m + 8), (16, 515, 2053), (3, 2048, 4096),
+                                   (17, 2 * v + 3, 1000), (33, 700, 999), (64, 4096, 2048))):
         dtype = (torch.bfloat16, torch.float16)[i % 2]
         steps = -(-(-(-k // m)) // K.KS)  # padded groups / KS
-        assert K.decode_plan(torch.device("cuda"), t, r, steps, v, m) is not None, (t, r, k, v, m)
+        if K.decode_plan(torch.device("cuda"), t, r, steps, v, m) is None:
+            assert t > 16, (t, r, k, v, m)  # wide tiles leave large M to the three-launch path
+            continue
         check_case(lambda x, vw, b, out: K.spmm_sm80_decode(x, *K.layout_of(vw), b, r, k, v, m, out=out),
                    r, k, t, v, m, dtype, bias=i % 2 == 0, gen=gen, what="decode kernel")
 

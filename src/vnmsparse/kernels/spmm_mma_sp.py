@@ -212,7 +212,7 @@ def spmm_sm80(x, values, meta, cols, bias, out_features, in_features, v, m, **kw
 
 
 def spmm_sm80_decode(x, values, meta, cols, bias, out_features, in_features, v, m, **kw):
-    """:func:`spmm_sm80` with the one-launch decode kernel wherever it applies (T <= 16, sm_90)."""
+    """:func:`spmm_sm80` with the one-launch decode kernel wherever it applies (T <= 64, sm_90)."""
     return _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, bulk=False, decode=True, **kw)
 
 
@@ -262,33 +262,35 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
 
 
 # ---------------------------------------------------------------------------------------------
-# decode (T <= 16, sm_90): one launch per call (spmm_mma_sp_decode in the .cu): X transposed per
+# decode (T <= 64, sm_90): one launch per call (spmm_mma_sp_decode in the .cu): X transposed per
 # CTA into shared memory, the K splits of a row tile reduced over a thread-block cluster.
 
-DECODE_MAX_TOKENS = 16  # the kernel's token tile
+DECODE_MAX_TOKENS = 64  # the widest token tile (16, 32 or 64 by T)
 DECODE_MAX_SPLITS = 8  # the portable cluster size
-DECODE_MAX_WIDTH = 2048  # X columns per CTA's slice: 2048 x 48 B = 96 KB of shared memory
+DECODE_MAX_SLICE_BYTES = 96 * 1024  # a CTA's X^T slice: width x (bn + 8) x 2 bytes
 DECODE_STAGES = 6
 # Written and compiled; off until its GPU tests pass (NOTES, "Decode"). The "mma_sp_decode" path
 # and decode=True run it.
 DECODE_BY_DEFAULT = False
 
 
-def decode_name(dtype: torch.dtype, bm: int, has_cols: bool) -> str:
-    return f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {max(16, bm // 4)}, {DECODE_STAGES}, {_b(has_cols)}>"
+def decode_name(dtype: torch.dtype, bm: int, bn: int, has_cols: bool) -> str:
+    return (f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {max(16, bm // 4)}, {DECODE_STAGES}, "
+            f"{_b(has_cols)}>")
 
 
-def decode_smem_bytes(bm: int, width: int) -> int:  # mirrors DecodePlan::bytes in the .cu
+def decode_smem_bytes(bm: int, bn: int, width: int) -> int:  # mirrors DecodePlan::bytes in the .cu
     pipe = DECODE_STAGES * (bm * 2 * KS * 2 + bm * KS // 2)
-    return pipe + max(width * (DECODE_MAX_TOKENS + 8) * 2, bm * DECODE_MAX_TOKENS * 4, DECODE_MAX_TOKENS * (bm + 8) * 2)
+    return pipe + max(width * (bn + 8) * 2, bm * bn * 4, bn * (bm + 8) * 2)
 
 
 def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, m: int):
-    """(bm, splits, steps per split) of the decode kernel, or None where it does not apply: more
-    than 16 tokens, no clusters (< sm_90), or a K range per CTA wider than the slice allows."""
+    """(bm, bn, splits, steps per split) of the decode kernel, or None where it does not apply: more
+    than 64 tokens, no clusters (< sm_90), or a K range per CTA wider than the slice allows."""
     if ntok > DECODE_MAX_TOKENS or device.type != "cuda" or torch.cuda.get_device_capability(device)[0] < 9:
         return None
-    per_max = DECODE_MAX_WIDTH // (KS * m)
+    bn = 16 if ntok <= 16 else 32 if ntok <= 32 else 64
+    per_max = DECODE_MAX_SLICE_BYTES // ((bn + 8) * 2) // (KS * m)
     if per_max == 0 or -(-steps // per_max) > DECODE_MAX_SPLITS:
         return None
     bm = row_tile(v)
@@ -296,18 +298,18 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     want = min(DECODE_MAX_SPLITS, steps, max(1, -(-2 * _sms(device.index or 0) // row_tiles)))
     splits = max(-(-steps // per_max), want)
     per = -(-steps // splits)
-    return bm, -(-steps // per), per
+    return bm, bn, -(-steps // per), per
 
 
 def _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan) -> None:
-    bm, splits, per = plan
+    bm, bn, splits, per = plan
     xr = x2 if x2.stride(1) == 1 else x2.contiguous()
     width = per * KS * m
-    kernel = jit.get_kernel(SOURCE, decode_name(x2.dtype, bm, cols is not None), params=("ptr",) * 6 + ("i32",) * 9)
+    kernel = jit.get_kernel(SOURCE, decode_name(x2.dtype, bm, bn, cols is not None), params=("ptr",) * 6 + ("i32",) * 9)
     kernel.launch(
         (-(-r // bm), 1, splits), ((bm // max(16, bm // 4)) * 32, 1, 1),
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1], m, v, per, width),
-        shared_mem=decode_smem_bytes(bm, width), cluster=(1, 1, splits) if splits > 1 else None,
+        shared_mem=decode_smem_bytes(bm, bn, width), cluster=(1, 1, splits) if splits > 1 else None,
     )
 
 
@@ -347,7 +349,7 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
 def name_expressions(dtype: torch.dtype) -> list[str]:
     """Every kernel of this file for one dtype (what the compile-everything test builds)."""
     names = [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in (False, True)]
-    names += [decode_name(dtype, bm, c) for bm in (128, 64, 32, 16) for c in (True, False)]
+    names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (16, 32, 64) for c in (True, False)]
     return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::splitk_reduce<{_CTYPE[dtype]}>"]
 
 

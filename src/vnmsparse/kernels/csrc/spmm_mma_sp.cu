@@ -295,7 +295,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 }
 
 // ------------------------------------------------------------------------------------------------
-// Decode (T <= 16, sm_90): one launch per call instead of three (X^T transpose, split-K SpMM,
+// Decode (T <= 64, sm_90): one launch per call instead of three (X^T transpose, split-K SpMM,
 // split-K reduction). Each CTA transposes the slice of X its K range touches into shared memory
 // (X stays row-major in global memory; it is small at decode), and ldmatrix.trans reads the
 // gathered rows of that slice in place: each lane hands ldmatrix the address of its own gathered
@@ -307,10 +307,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 //
 // Shared memory: STAGES x (A, codes) | X^T slice [width][XPITCH] (reused for the fp32 tile).
 // width = steps_per_split * KS * m columns of X from column kbeg * KS * m; columns past K are zero.
-template <int BM, int STAGES>
+template <int BM, int BN, int STAGES>
 struct DecodePlan {
-  static constexpr int BN = 16;
-  static constexpr int XPITCH = BN + 8;      // elements per slice row: 48 B, 16-byte aligned rows
+  static constexpr int XPITCH = BN + 8;      // elements per slice row: 16-byte aligned, padded
   static constexpr int A = BM * 2 * KS;      // elements per stage
   static constexpr int M = BM * KS / 2;      // bytes per stage
   static constexpr int PIPE = STAGES * (A * 2 + M);
@@ -322,16 +321,16 @@ struct DecodePlan {
   }
 };
 
-template <typename T, int BM, int WM, int STAGES, bool HAS_COLS>
+template <typename T, int BM, int BN, int WM, int STAGES, bool HAS_COLS>
 __global__ void __launch_bounds__((BM / WM) * 32)
     spmm_mma_sp_decode(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                        const T* __restrict__ x, const T* __restrict__ bias, T* __restrict__ y, int R, int K, int ntok,
                        int ldx, int Gp, int m, int v, int steps_per_split, int width) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using Plan = DecodePlan<BM, STAGES>;
-  constexpr int BN = Plan::BN, WN = BN, NT = (BM / WM) * 32, MT = WM / 16, NTILES = WN / 8;
+  using Plan = DecodePlan<BM, BN, STAGES>;
+  constexpr int WN = BN, NT = (BM / WM) * 32, MT = WM / 16, NTILES = WN / 8;
   constexpr int A_CPR = 2 * KS * 2 / 16;
-  static_assert(A_CPR == 4 && BM % WM == 0 && WM % 16 == 0, "bad tile");
+  static_assert(A_CPR == 4 && BM % WM == 0 && WM % 16 == 0 && BN % 16 == 0, "bad tile");
 
   extern __shared__ __align__(128) unsigned char smem[];
   T* sA = reinterpret_cast<T*>(smem);
