@@ -113,11 +113,21 @@ def test_public_spmm_dispatches_to_kernel_and_handles_layouts():
     assert {"sm80", "sm90"} & set(vw._layouts), "the kernel path was not taken"
 
 
-def test_decode_plan(monkeypatch):
+@pytest.fixture
+def fake_sm90(monkeypatch):
+    """An sm_90 device as the decode planner sees it (no GPU, no NVRTC needed); its cached device
+    check is cleared before and after, so no test sees another's fake."""
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (9, 0))
+    monkeypatch.setattr(K, "supported", lambda d, bulk=False: (True, ""))
+    K._decode_supported.cache_clear()
+    yield
+    K._decode_supported.cache_clear()
+
+
+def test_decode_plan(monkeypatch, fake_sm90):
     """The one-launch decode kernel applies to T <= 64 on sm_90 with at most 8 K splits (a cluster)
     whose X slices fit DECODE_MAX_SLICE_BYTES; its splits divide the steps with none empty."""
     dev = torch.device("cuda", 0)
-    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (9, 0))
     monkeypatch.setattr(K, "_sms", lambda i: 132)
     assert K.decode_plan(dev, 65, 4096, 32, 64, 8) is None  # too many tokens
     assert K.decode_plan(dev, 1, 4096, 32, 64, 256) is None  # one step is wider than the slice
@@ -136,16 +146,16 @@ def test_decode_plan(monkeypatch):
             assert (splits - 1) * per < steps <= splits * per, (rows, steps, m, splits, per)
             assert K.decode_smem_bytes(bm, bn, per * K.KS * m) <= 227 * 1024
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (8, 0))
+    K._decode_supported.cache_clear()  # the decode check is cached per device
     assert K.decode_plan(dev, 1, 4096, 32, 64, 8) is None  # no clusters before sm_90
 
 
 @pytest.mark.parametrize("v,m,r,k", [(64, 8, 4096, 4096), (128, 128, 300, 11008), (16, 5, 48, 333), (64, 10, 200, 1003),
                                      (32, 100, 96, 6408)])
-def test_decode_kernel_gather_stays_in_its_slice(v, m, r, k, monkeypatch):
+def test_decode_kernel_gather_stays_in_its_slice(v, m, r, k, monkeypatch, fake_sm90):
     """The decode kernel's index math, emulated on the CPU with a real layout: every gathered k-row
     a lane hands ldmatrix (group step*KS + 8j + lane/4, slot lane%4 of the column word) lies inside
     its CTA's X slice [c0, c0 + width), and the splits cover the steps exactly once."""
-    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (9, 0))
     monkeypatch.setattr(K, "_sms", lambda i: 132)
     cfg = vs.VNMConfig(v, 2, m)
     vw = vs.pack(random_vnm(r, k, cfg, torch.bfloat16, "cpu", torch.Generator().manual_seed(1)), cfg)

@@ -62,10 +62,15 @@ def best_kernel(device_index: int) -> int:
 AS_2_4_MIN_TOKENS = 256
 
 
+def _tma_readable(x) -> bool:
+    """Row-major X with 16-byte rows: TMA can read it as B (the base's alignment is checked at launch)."""
+    return x.is_contiguous() and x.shape[-1] % 8 == 0
+
+
 def _as_2_4(x, vw, tokens: int) -> bool:
     if vw.cfg.m != 8 or tokens < AS_2_4_MIN_TOKENS or os.environ.get("VNM_AS_2_4", "1").strip() == "0":
         return False
-    return x.is_contiguous() and x.shape[-1] % 8 == 0  # TMA-readable X (alignment checked at launch)
+    return _tma_readable(x)
 
 
 def _select(x, vw, bias):
@@ -79,8 +84,7 @@ def _select(x, vw, bias):
         if _as_2_4(x, vw, tokens):
             return spmm_wgmma_sp.LAYOUT_AS_2_4, spmm_wgmma_sp.layout_as_2_4(vw)
         # m = 4 with a TMA-readable X: the wgmma.sp kernel beats mma.sp at every T (v9 quick grid)
-        direct = vw.cfg.m == 4 and x.is_contiguous() and x.shape[-1] % 8 == 0
-        if direct or tokens >= WGMMA_MIN_TOKENS:
+        if (vw.cfg.m == 4 and _tma_readable(x)) or tokens >= WGMMA_MIN_TOKENS:
             return spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.layout_of(vw)
     return spmm_mma_sp.LAYOUT, spmm_mma_sp.layout_of(vw)
 
@@ -96,7 +100,7 @@ def spmm_paths(device=None) -> dict:
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device)[0]:
         paths["mma_sp"] = lambda x, vw, bias=None: ops.spmm_op(
             x, *spmm_mma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT)
-    if device is not None and device.type == "cuda" and torch.cuda.get_device_capability(device)[0] >= 9:
+    if device is not None and device.type == "cuda" and spmm_mma_sp.decode_supported(device)[0]:
         paths["mma_sp_decode"] = lambda x, vw, bias=None: ops.spmm_op(
             x, *spmm_mma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_DECODE)
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device, bulk=True)[0]:
@@ -122,10 +126,9 @@ def available_paths() -> list[tuple[str, bool, str]]:
         ok_dev, why_dev = spmm_mma_sp.supported(dev)
         arch = "".join(map(str, torch.cuda.get_device_capability(i)))
         rows.append((f"mma.sp kernel, cp.async (sm_80+) on {dev} (sm_{arch})", ok_dev, why_dev))
-        major = torch.cuda.get_device_capability(i)[0]
         rows.append((f"mma.sp one-launch decode kernel (T <= {spmm_mma_sp.DECODE_MAX_TOKENS}, clusters; "
                      f"{'default' if spmm_mma_sp.DECODE_BY_DEFAULT else 'opt-in: the mma_sp_decode path'}) on {dev}",
-                     ok_dev and major >= 9, why_dev if major >= 9 else f"needs sm_90 (thread-block clusters), this is sm_{arch}"))
+                     *spmm_mma_sp.decode_supported(dev)))
         ok_bulk, why_bulk = spmm_mma_sp.supported(dev, bulk=True)
         rows.append((f"mma.sp kernel, bulk copies (sm_90) on {dev}", ok_bulk, why_bulk))
         ok_wg, why_wg = spmm_wgmma_sp.supported(dev)

@@ -274,9 +274,28 @@ DECODE_STAGES = 6
 DECODE_BY_DEFAULT = False
 
 
+def _decode_wm(bm: int) -> int:
+    """Rows per warp of the decode kernel: four warps, at least one m16 tile each."""
+    return max(16, bm // 4)
+
+
 def decode_name(dtype: torch.dtype, bm: int, bn: int, has_cols: bool) -> str:
-    return (f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {max(16, bm // 4)}, {DECODE_STAGES}, "
-            f"{_b(has_cols)}>")
+    return f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {_decode_wm(bm)}, {DECODE_STAGES}, {_b(has_cols)}>"
+
+
+def decode_supported(device: torch.device) -> tuple[bool, str]:
+    """Whether the decode kernel runs on ``device``: the mma.sp kernel's needs plus thread-block
+    clusters (sm_90+). Cached: decode_plan asks on every call."""
+    return _decode_supported(device.index if device.index is not None else torch.cuda.current_device())
+
+
+@functools.lru_cache(maxsize=None)
+def _decode_supported(index: int) -> tuple[bool, str]:
+    device = torch.device("cuda", index)
+    major, minor = torch.cuda.get_device_capability(device)
+    if major < 9:
+        return False, f"needs sm_90 (thread-block clusters), this is sm_{major}{minor}"
+    return supported(device)
 
 
 def decode_smem_bytes(bm: int, bn: int, width: int) -> int:  # mirrors DecodePlan::bytes in the .cu
@@ -287,7 +306,7 @@ def decode_smem_bytes(bm: int, bn: int, width: int) -> int:  # mirrors DecodePla
 def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, m: int):
     """(bm, bn, splits, steps per split) of the decode kernel, or None where it does not apply: more
     than 64 tokens, no clusters (< sm_90), or a K range per CTA wider than the slice allows."""
-    if ntok > DECODE_MAX_TOKENS or device.type != "cuda" or torch.cuda.get_device_capability(device)[0] < 9:
+    if ntok > DECODE_MAX_TOKENS or device.type != "cuda" or not decode_supported(device)[0]:
         return None
     bn = 16 if ntok <= 16 else 32 if ntok <= 32 else 64
     per_max = DECODE_MAX_SLICE_BYTES // ((bn + 8) * 2) // (KS * m)
@@ -307,7 +326,7 @@ def _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan) -> None:
     width = per * KS * m
     kernel = jit.get_kernel(SOURCE, decode_name(x2.dtype, bm, bn, cols is not None), params=("ptr",) * 6 + ("i32",) * 9)
     kernel.launch(
-        (-(-r // bm), 1, splits), ((bm // max(16, bm // 4)) * 32, 1, 1),
+        (-(-r // bm), 1, splits), ((bm // _decode_wm(bm)) * 32, 1, 1),
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1], m, v, per, width),
         shared_mem=decode_smem_bytes(bm, bn, width), cluster=(1, 1, splits) if splits > 1 else None,
     )
