@@ -16,6 +16,8 @@ CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (48, 333, 1, "16:2:5", torch.bfloat16, False, None),
     (300, 1000, 260, "128:2:10", torch.bfloat16, True, None),
     (130, 4000, 5, "64:2:8", torch.float16, True, 3),
+    (701, 999, 33, "64:2:8", torch.bfloat16, True, None),  # decode: 32-token tile, R % 4 != 0
+    (1000, 2048, 64, "64:2:16", torch.float16, False, None),  # decode: 64-token tile, clustered splits
 ]
 
 gen = torch.Generator().manual_seed(0)

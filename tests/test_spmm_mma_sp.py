@@ -126,25 +126,30 @@ def fake_sm90(monkeypatch):
 
 def test_decode_plan(monkeypatch, fake_sm90):
     """The one-launch decode kernel applies to T <= 64 on sm_90 with at most 8 K splits (a cluster)
-    whose X slices fit DECODE_MAX_SLICE_BYTES; its splits divide the steps with none empty."""
+    of at most DECODE_MAX_STEPS resident steps whose X slice and shared memory fit; its splits
+    divide the steps with none empty."""
     dev = torch.device("cuda", 0)
     monkeypatch.setattr(K, "_sms", lambda i: 132)
     assert K.decode_plan(dev, 65, 4096, 32, 64, 8) is None  # too many tokens
-    assert K.decode_plan(dev, 1, 4096, 32, 64, 256) is None  # one step is wider than the slice
+    assert K.decode_plan(dev, 64, 4096, 32, 64, 256) is None  # one step is wider than the slice
     assert K.decode_plan(dev, 1, 4096, 2 * 9 * 8, 64, 128) is None  # would need more than 8 splits
-    for t in (1, 16, 17, 32, 33, 64):
-        for rows, steps, v, m in ((4096, 32, 64, 8), (11008, 86, 128, 8), (4096, 2, 128, 32), (48, 1, 16, 5), (4096, 6, 64, 16)):
+    assert K.decode_plan(dev, 1, 4096, 8 * K.DECODE_MAX_STEPS + 1, 64, 4) is None  # too many steps
+    for t in (1, 8, 9, 16, 17, 32, 33, 64):
+        for rows, steps, v, m in ((4096, 32, 64, 8), (11008, 86, 128, 8), (4096, 2, 128, 32), (48, 1, 16, 5),
+                                  (4096, 6, 64, 16), (4096, 43, 128, 16), (4096, 128, 64, 4)):
             plan = K.decode_plan(dev, t, rows, steps, v, m)
-            bn = 16 if t <= 16 else 32 if t <= 32 else 64
-            fits = -(-steps // (K.DECODE_MAX_SLICE_BYTES // ((bn + 8) * 2) // (K.KS * m))) <= K.DECODE_MAX_SPLITS
-            assert (plan is not None) == fits, (t, rows, steps, m)  # e.g. LLaMA down (K 11008, 2:8) at T > 32
-            if plan is None:
+            bn = 8 if t <= 8 else 16 if t <= 16 else 32 if t <= 32 else 64
+            if plan is None:  # e.g. LLaMA down (K 11008, 2:8) at T > 32
+                per_cap = min(K.DECODE_MAX_STEPS, K.DECODE_MAX_SLICE_BYTES // (bn * 2) // (K.KS * m))
+                assert -(-steps // max(per_cap, 1)) > K.DECODE_MAX_SPLITS or per_cap == 0 or \
+                    K.decode_smem_bytes(K.row_tile(v), bn, -(-steps // K.DECODE_MAX_SPLITS), m) > K.DECODE_MAX_SMEM
                 continue
-            bm, bn, splits, per = plan
-            assert v % bm == 0 and t <= bn and 1 <= splits <= K.DECODE_MAX_SPLITS, (t, rows, steps, m)
-            assert per * K.KS * m * (bn + 8) * 2 <= K.DECODE_MAX_SLICE_BYTES
+            bm, bn2, splits, per = plan
+            assert bn2 == bn and v % bm == 0 and 1 <= splits <= K.DECODE_MAX_SPLITS, (t, rows, steps, m)
+            assert per <= K.DECODE_MAX_STEPS and bn * per * K.KS * m * 2 <= K.DECODE_MAX_SLICE_BYTES
             assert (splits - 1) * per < steps <= splits * per, (rows, steps, m, splits, per)
-            assert K.decode_smem_bytes(bm, bn, per * K.KS * m) <= 227 * 1024
+            assert K.decode_smem_bytes(bm, bn, per, m) <= K.DECODE_MAX_SMEM
+    assert K.decode_plan(dev, 1, 4096, 32, 64, 8)[2:] == (8, 4)  # 64 row tiles: 8 splits of 4 steps
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (8, 0))
     K._decode_supported.cache_clear()  # the decode check is cached per device
     assert K.decode_plan(dev, 1, 4096, 32, 64, 8) is None  # no clusters before sm_90
@@ -153,9 +158,11 @@ def test_decode_plan(monkeypatch, fake_sm90):
 @pytest.mark.parametrize("v,m,r,k", [(64, 8, 4096, 4096), (128, 128, 300, 11008), (16, 5, 48, 333), (64, 10, 200, 1003),
                                      (32, 100, 96, 6408)])
 def test_decode_kernel_gather_stays_in_its_slice(v, m, r, k, monkeypatch, fake_sm90):
-    """The decode kernel's index math, emulated on the CPU with a real layout: every gathered k-row
-    a lane hands ldmatrix (group step*KS + 8j + lane/4, slot lane%4 of the column word) lies inside
-    its CTA's X slice [c0, c0 + width), and the splits cover the steps exactly once."""
+    """The decode kernel's index math, emulated on the CPU with a real layout: every slice column a
+    lane reads for its B fragment (k-row 32 ks + 8 j + 2 tig + e of local step s: local group
+    s*KS + 8 ks + 2 j + tig/2, slot 2 (tig & 1) + e) is the X column of that logical k-row (group,
+    slot of its column word) and lies inside its CTA's slice [c0, c0 + width); the splits cover the
+    steps exactly once."""
     monkeypatch.setattr(K, "_sms", lambda i: 132)
     cfg = vs.VNMConfig(v, 2, m)
     vw = vs.pack(random_vnm(r, k, cfg, torch.bfloat16, "cpu", torch.Generator().manual_seed(1)), cfg)
@@ -171,12 +178,17 @@ def test_decode_kernel_gather_stays_in_its_slice(v, m, r, k, monkeypatch, fake_s
         kbeg, kend = z * per, min(steps, z * per + per)
         c0 = kbeg * K.KS * m
         covered += list(range(kbeg, kend))
-        for step in range(kbeg, kend):
-            for j in range(2):
-                g = step * K.KS + 8 * j + lane // 4
-                byte = (words[:, g] >> (8 * (lane % 4))) & 0xFF  # every row block's word
-                krow = g * m + byte - c0
-                assert int(krow.min()) >= 0 and int(krow.max()) < width, (z, step, j)
+        gid, tig = lane // 4, lane % 4
+        for s in range(kend - kbeg):
+            for ks in range(2):
+                for j in range(4):
+                    for e in range(2):
+                        g = s * K.KS + 8 * ks + 2 * j + tig // 2
+                        col = g * m + ((words[:, kbeg * K.KS + g] >> (8 * (2 * (tig % 2) + e))) & 0xFF)
+                        kr = 32 * ks + 8 * j + 2 * tig + e  # the fragment's logical k-row
+                        gg = (kbeg + s) * K.KS + kr // 4
+                        assert torch.equal(col + c0, gg * m + ((words[:, gg] >> (8 * (kr % 4))) & 0xFF))
+                        assert int(col.min()) >= 0 and int(col.max()) < width, (z, s, ks, j, e)
     assert covered == list(range(steps))
 
 

@@ -233,7 +233,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     ntok = x2.shape[0]
     if not bulk and tile is None and splits is None and (DECODE_BY_DEFAULT if decode is None else decode):
         plan = decode_plan(x.device, ntok, r, values.shape[1] // KS, v, m)
-        if plan is not None:
+        if plan is not None and decode_applies(values):
             _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan)
             return y.view(*x.shape[:-1], r)
     if tile is None and splits is None and not bulk and autotune.enabled():
@@ -262,15 +262,17 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
 
 
 # ---------------------------------------------------------------------------------------------
-# decode (T <= 64, sm_90): one launch per call (spmm_mma_sp_decode in the .cu): X transposed per
-# CTA into shared memory, the K splits of a row tile reduced over a thread-block cluster.
+# decode (T <= 64, sm_90): one launch per call (spmm_mma_sp_decode in the .cu): every load of a
+# CTA issued up front (A by TMA, X slice, codes and column words by cp.async), the K splits of a
+# row tile reduced over a thread-block cluster.
 
-DECODE_MAX_TOKENS = 64  # the widest token tile (16, 32 or 64 by T)
+DECODE_MAX_TOKENS = 64  # the widest token tile (8, 16, 32 or 64 by T)
 DECODE_MAX_SPLITS = 8  # the portable cluster size
-DECODE_MAX_SLICE_BYTES = 96 * 1024  # a CTA's X^T slice: width x (bn + 8) x 2 bytes
-DECODE_STAGES = 6
-# Written and compiled; off until its GPU tests pass (NOTES, "Decode"). The "mma_sp_decode" path
-# and decode=True run it.
+DECODE_MAX_STEPS = 16  # steps per CTA, all resident (DecodePlan::MAX_STEPS)
+DECODE_MAX_SLICE_BYTES = 96 * 1024  # a CTA's X slice: bn x (width + 8) x 2 bytes
+DECODE_MAX_SMEM = 227 * 1024
+# Off until its GPU tests pass and it beats the three-launch path (NOTES, "Decode"). The
+# "mma_sp_decode" path and decode=True run it.
 DECODE_BY_DEFAULT = False
 
 
@@ -280,7 +282,7 @@ def _decode_wm(bm: int) -> int:
 
 
 def decode_name(dtype: torch.dtype, bm: int, bn: int, has_cols: bool) -> str:
-    return f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {_decode_wm(bm)}, {DECODE_STAGES}, {_b(has_cols)}>"
+    return f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {_decode_wm(bm)}, {_b(has_cols)}>"
 
 
 def decode_supported(device: torch.device) -> tuple[bool, str]:
@@ -298,37 +300,48 @@ def _decode_supported(index: int) -> tuple[bool, str]:
     return supported(device)
 
 
-def decode_smem_bytes(bm: int, bn: int, width: int) -> int:  # mirrors DecodePlan::bytes in the .cu
-    pipe = DECODE_STAGES * (bm * 2 * KS * 2 + bm * KS // 2)
-    return pipe + max(width * (bn + 8) * 2, bm * bn * 4, bn * (bm + 8) * 2)
+def decode_smem_bytes(bm: int, bn: int, per: int, m: int) -> int:  # mirrors DecodePlan::bytes in the .cu
+    a, codes = bm * 2 * KS * 2, bm * KS // 2
+    body = per * (a + codes + KS * 4) + bn * (per * KS * m + 8) * 2
+    return 1024 + max(body, bm * bn * 4, bn * (bm + 8) * 2) + DECODE_MAX_STEPS * 8
 
 
 def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, m: int):
     """(bm, bn, splits, steps per split) of the decode kernel, or None where it does not apply: more
-    than 64 tokens, no clusters (< sm_90), or a K range per CTA wider than the slice allows."""
+    than 64 tokens, no clusters (< sm_90), or a K range per CTA wider than its shared memory allows."""
     if ntok > DECODE_MAX_TOKENS or device.type != "cuda" or not decode_supported(device)[0]:
         return None
-    bn = 16 if ntok <= 16 else 32 if ntok <= 32 else 64
-    per_max = DECODE_MAX_SLICE_BYTES // ((bn + 8) * 2) // (KS * m)
+    bn = next(b for b in (8, 16, 32, 64) if ntok <= b)
+    bm = row_tile(v)
+    per_max = min(DECODE_MAX_STEPS, DECODE_MAX_SLICE_BYTES // (bn * 2) // (KS * m))
+    while per_max > 0 and decode_smem_bytes(bm, bn, per_max, m) > DECODE_MAX_SMEM:
+        per_max -= 1
     if per_max == 0 or -(-steps // per_max) > DECODE_MAX_SPLITS:
         return None
-    bm = row_tile(v)
     row_tiles = -(-rows // bm)
-    want = min(DECODE_MAX_SPLITS, steps, max(1, -(-2 * _sms(device.index or 0) // row_tiles)))
+    # Four CTAs per SM: every load of a CTA is issued up front, so more, shorter CTAs put more of
+    # the weights in flight at once.
+    want = min(DECODE_MAX_SPLITS, steps, max(1, -(-4 * _sms(device.index or 0) // row_tiles)))
     splits = max(-(-steps // per_max), want)
     per = -(-steps // splits)
     return bm, bn, -(-steps // per), per
 
 
+def decode_applies(values: torch.Tensor) -> bool:
+    """The decode kernel reads A by TMA: the values need a 16-byte aligned base."""
+    return values.data_ptr() % 16 == 0
+
+
 def _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan) -> None:
     bm, bn, splits, per = plan
     xr = x2 if x2.stride(1) == 1 else x2.contiguous()
-    width = per * KS * m
-    kernel = jit.get_kernel(SOURCE, decode_name(x2.dtype, bm, bn, cols is not None), params=("ptr",) * 6 + ("i32",) * 9)
+    amap = jit.tensor_map_2d(values.view(r, -1), (2 * KS, bm), swizzle=64)  # = swizzle<4> of mma_stage
+    kernel = jit.get_kernel(SOURCE, decode_name(x2.dtype, bm, bn, cols is not None),
+                            params=("ptr",) * 5 + ("i32",) * 9 + ("tmap",))
     kernel.launch(
         (-(-r // bm), 1, splits), ((bm // _decode_wm(bm)) * 32, 1, 1),
-        (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1], m, v, per, width),
-        shared_mem=decode_smem_bytes(bm, bn, width), cluster=(1, 1, splits) if splits > 1 else None,
+        (meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1], m, v, per, per * KS * m, amap),
+        shared_mem=decode_smem_bytes(bm, bn, per, m), cluster=(1, 1, splits) if splits > 1 else None,
     )
 
 
@@ -368,7 +381,7 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
 def name_expressions(dtype: torch.dtype) -> list[str]:
     """Every kernel of this file for one dtype (what the compile-everything test builds)."""
     names = [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in (False, True)]
-    names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (16, 32, 64) for c in (True, False)]
+    names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64) for c in (True, False)]
     return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::splitk_reduce<{_CTYPE[dtype]}>"]
 
 

@@ -93,8 +93,8 @@ __device__ __forceinline__ void mbar_wait(u64* bar, u32 parity) {
       : "memory");
 }
 // Thread-block clusters: this CTA's rank, a cluster-wide barrier (release / acquire: the shared-
-// memory writes before it are visible to every CTA of the cluster after it), and a load of a float
-// from the same shared-memory offset in CTA `rank` (distributed shared memory).
+// memory writes before it are visible to every CTA of the cluster after it), the address of
+// the same shared-memory offset in CTA `rank`, and a 16-byte load from it (distributed shared memory).
 __device__ __forceinline__ u32 cluster_rank() {
   u32 r;
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
@@ -103,11 +103,19 @@ __device__ __forceinline__ u32 cluster_rank() {
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
-__device__ __forceinline__ float ld_cluster_f32(const float* p, u32 rank) {
+constexpr int MAX_CLUSTER = 8;  // the portable cluster size
+__device__ __forceinline__ u32 cluster_map(const void* p, int rank) {
   u32 remote;
-  float v;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(smem_addr(p)), "r"(rank));
-  asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(remote) : "memory");
+  return remote;
+}
+// No "memory" clobber: the loads are ordered by the cluster barriers around them (volatile asm
+// keeps its place among them), and without it the compiler may issue them back to back.
+__device__ __forceinline__ float4 ld_cluster_f32x4(u32 remote) {
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(remote));
   return v;
 }
 // One 2-D TMA box (c0 along the contiguous dimension) into shared memory, counted on `bar`.

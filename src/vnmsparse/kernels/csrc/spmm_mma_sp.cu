@@ -51,13 +51,12 @@ struct SmemPlan {
   static constexpr int BYTES = PIPE > EPI ? PIPE : EPI;
 };
 
-// One pipeline stage of math for one warp: 2 k-steps of mma.sp over its WM x WN tile.
-// A (compressed values) rows are 2*KS values with the 4-chunk swizzle. B comes through `b_addr(kr,
-// c)`: the address of 16-byte chunk c (8 tokens) of the stage's logical k-row kr (0..KROWS-1), each
-// lane giving its own row to ldmatrix.trans, so B may be a staged tile or rows gathered in place.
-template <typename T, int WM, int WN, typename BAddr>
-__device__ __forceinline__ void mma_stage_rows(float (&acc)[WM / 16][WN / 8][4], const T* a, const u8* me, int wm,
-                                               int wn, int lane, BAddr b_addr) {
+// One pipeline stage of math for one warp: 2 k-steps of mma.sp over its WM x WN tile. A (compressed
+// values) rows are 2*KS values with the 4-chunk swizzle; `load_b(s, ni, bf)` supplies the B
+// fragment of k-step s, n-tile ni (the layout below).
+template <typename T, int WM, int WN, typename LoadB>
+__device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4], const T* a, const u8* me, int wm,
+                                                int lane, LoadB load_b) {
   constexpr int MT = WM / 16, NTILES = WN / 8;
   // Metadata of both k-steps at once: a row's 8 bytes per stage are its codes for 16 groups. Lane
   // tig 0 needs the low 16 bits of each k-step's word for rows gid (low half) and gid + 8 (high
@@ -84,11 +83,24 @@ __device__ __forceinline__ void mma_stage_rows(float (&acc)[WM / 16][WN / 8][4],
 #pragma unroll
     for (int ni = 0; ni < NTILES; ++ni) {
       u32 bf[4];
-      ldmatrix_x4_trans(bf, b_addr(32 * s + lane, (wn * WN + ni * 8) / 8));
+      load_b(s, ni, bf);
 #pragma unroll
       for (int mi = 0; mi < MT; ++mi) MmaSp<T>::run(acc[mi][ni], af[mi], bf, ef[mi]);
     }
   }
+}
+
+// B fragment layout: register j of k-step s, n-tile ni holds, for lane (gid = lane / 4, tig =
+// lane % 4), logical k-rows 32 s + 8 j + 2 tig + {0, 1} of token 8 ni + gid, the lower k in the
+// low half. mma_stage_rows loads it with ldmatrix.trans from `b_addr(kr, c)`: the address of
+// 16-byte chunk c (8 tokens) of the stage's logical k-row kr (0..KROWS-1), each lane giving its own
+// row, so B may be a staged tile or rows gathered in place.
+template <typename T, int WM, int WN, typename BAddr>
+__device__ __forceinline__ void mma_stage_rows(float (&acc)[WM / 16][WN / 8][4], const T* a, const u8* me, int wm,
+                                               int wn, int lane, BAddr b_addr) {
+  mma_stage_frags<T, WM, WN>(acc, a, me, wm, lane, [&](int s, int ni, u32 (&bf)[4]) {
+    ldmatrix_x4_trans(bf, b_addr(32 * s + lane, (wn * WN + ni * 8) / 8));
+  });
 }
 
 // mma_stage_rows on a staged B tile: rows BPITCH elements apart, chunk-swizzled when BSWIZZLE
@@ -295,120 +307,139 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 }
 
 // ------------------------------------------------------------------------------------------------
-// Decode (T <= 64, sm_90): one launch per call instead of three (X^T transpose, split-K SpMM,
-// split-K reduction). Each CTA transposes the slice of X its K range touches into shared memory
-// (X stays row-major in global memory; it is small at decode), and ldmatrix.trans reads the
-// gathered rows of that slice in place: each lane hands ldmatrix the address of its own gathered
-// k-row, so B is never copied into a stage tile. A and the codes stream through the same cp.async
-// ring as in spmm_mma_sp. The K splits of one row tile form a thread-block cluster (grid z =
-// cluster z = splits <= 8): each CTA leaves its fp32 tile in its shared memory, and after a cluster
-// barrier rank 0 adds bias + ranks 0..splits-1 in order (deterministic, as splitk_reduce) and writes
-// Y. Without splits (gridDim.z == 1) the usual epilogue runs.
+// Decode (T <= 64, sm_90): one launch per call, and every load a CTA needs issued before its first
+// mma. At decode a CTA runs a few steps of little math, so what costs is the latency of its loads
+// and how many bytes the SM keeps in flight: the cp.async version of this kernel (a ring of
+// stages, X transposed through registers) took 11-14 us at 4096^2, T = 1, 64:2:8, where the
+// weights' bytes need 3 us, and 54 us at T = 64, where the transpose waited on each load in turn.
 //
-// Shared memory: STAGES x (A, codes) | X^T slice [width][XPITCH] (reused for the fp32 tile).
-// width = steps_per_split * KS * m columns of X from column kbeg * KS * m; columns past K are zero.
-template <int BM, int BN, int STAGES>
+// Each CTA (row tile of BM rows, K range of `per` steps) takes
+//   - A: one TMA box per step (2*KS values x BM rows of the sm80 layout, 64-byte swizzle = the
+//     swizzle<4> the mma reads), all `per` steps resident, one mbarrier each;
+//   - codes, column words and X[t, c0 .. c0 + width) (row-major, zeros past K): cp.async, one
+//     group, waited for once;
+// then builds each B fragment from the row-major X slice with 16-bit shared loads at the gathered
+// columns (no transpose), and runs the steps as their A tiles land. The K splits of one row tile
+// form a thread-block cluster (grid z = cluster z = splits <= 8): each CTA leaves its fp32 tile
+// in its shared memory and, after a cluster barrier, every rank reduces its share of the tile
+// from all ranks' (distributed shared memory) in rank order: deterministic, as splitk_reduce.
+// Without splits (gridDim.z == 1) the usual epilogue runs.
+//
+// Shared memory (from a 1024-byte aligned base): A [per][BM][2*KS] | codes [per][BM][KS/2] |
+// column words [per][KS] | X slice [BN][width + 8] | mbarriers; the fp32 tile and the epilogue
+// reuse the base once the K loop is done (the barriers stay clear of them).
+template <int BM, int BN>
 struct DecodePlan {
-  static constexpr int XPITCH = BN + 8;      // elements per slice row: 16-byte aligned, padded
-  static constexpr int A = BM * 2 * KS;      // elements per stage
-  static constexpr int M = BM * KS / 2;      // bytes per stage
-  static constexpr int PIPE = STAGES * (A * 2 + M);
-  static constexpr int RED = BM * BN * 4;    // the fp32 tile of the cluster reduction
+  static constexpr int A = BM * 2 * KS * 2;  // bytes of one step's A tile (one TMA box)
+  static constexpr int M = BM * KS / 2;      // bytes of one step's codes
+  static constexpr int RED = BM * BN * 4;
   static constexpr int EPI = BN * (BM + 8) * 2;
-  static constexpr int bytes(int width) {
-    const int x = width * XPITCH * 2;
-    return PIPE + (x > RED ? (x > EPI ? x : EPI) : (RED > EPI ? RED : EPI));
+  static constexpr int MAX_STEPS = 16;       // per <= this: one mbarrier each
+  __host__ __device__ static constexpr int codes(int per) { return per * A; }
+  __host__ __device__ static constexpr int colw(int per) { return per * (A + M); }
+  __host__ __device__ static constexpr int xs(int per) { return per * (A + M + KS * 4); }
+  __host__ __device__ static constexpr int bars(int per, int width) {
+    const int body = xs(per) + BN * (width + 8) * 2;
+    return body > RED ? (body > EPI ? body : EPI) : (RED > EPI ? RED : EPI);
   }
+  __host__ __device__ static constexpr int bytes(int per, int width) { return 1024 + bars(per, width) + MAX_STEPS * 8; }
 };
 
-template <typename T, int BM, int BN, int WM, int STAGES, bool HAS_COLS>
+template <typename T, int BM, int BN, int WM, bool HAS_COLS>
 __global__ void __launch_bounds__((BM / WM) * 32)
-    spmm_mma_sp_decode(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
-                       const T* __restrict__ x, const T* __restrict__ bias, T* __restrict__ y, int R, int K, int ntok,
-                       int ldx, int Gp, int m, int v, int steps_per_split, int width) {
+    spmm_mma_sp_decode(const u8* __restrict__ meta, const u32* __restrict__ cols, const T* __restrict__ x,
+                       const T* __restrict__ bias, T* __restrict__ y, int R, int K, int ntok, int ldx, int Gp, int m,
+                       int v, int per, int width, const __grid_constant__ TensorMap amap) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using Plan = DecodePlan<BM, BN, STAGES>;
-  constexpr int WN = BN, NT = (BM / WM) * 32, MT = WM / 16, NTILES = WN / 8;
-  constexpr int A_CPR = 2 * KS * 2 / 16;
-  static_assert(A_CPR == 4 && BM % WM == 0 && WM % 16 == 0 && BN % 16 == 0, "bad tile");
+  using Plan = DecodePlan<BM, BN>;
+  constexpr int NT = (BM / WM) * 32, MT = WM / 16, NTILES = BN / 8;
+  static_assert(BM % WM == 0 && WM % 16 == 0 && BN % 8 == 0 && Plan::A % 1024 == 0, "bad tile");
 
-  extern __shared__ __align__(128) unsigned char smem[];
-  T* sA = reinterpret_cast<T*>(smem);
-  u8* sM = smem + STAGES * Plan::A * 2;
-  T* xs = reinterpret_cast<T*>(smem + Plan::PIPE);
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  const u32 raw = smem_addr(smem_raw);
+  unsigned char* smem = smem_raw + (((raw + 1023u) & ~1023u) - raw);  // the 64-byte swizzle needs it
+  u8* sM = smem + Plan::codes(per);
+  u32* cw = reinterpret_cast<u32*>(smem + Plan::colw(per));
+  T* xs = reinterpret_cast<T*>(smem + Plan::xs(per));
+  u64* bars = reinterpret_cast<u64*>(smem + Plan::bars(per, width));
+  const int xp = width + 8;  // elements per slice row: rows 16 bytes apart mod 128, 4 banks
 
-  const int tid = threadIdx.x, lane = tid & 31, wm = tid >> 5, wn = 0;
+  const int tid = threadIdx.x, lane = tid & 31, wm = tid >> 5, gid = lane >> 2, tig = lane & 3;
   const int row0 = blockIdx.x * BM;
-  const int total_steps = Gp / KS;
-  const int kbeg = blockIdx.z * steps_per_split;
-  const int kend = min(total_steps, kbeg + steps_per_split);
+  const int kbeg = blockIdx.z * per;
+  const int nsteps = min(Gp / KS, kbeg + per) - kbeg;
   const int c0 = kbeg * KS * m;  // first X column of the slice
-  const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp : nullptr;
 
-  auto load_stage = [&](int buf, int step) {
-    load_a_codes<T, BM, NT>(sA + buf * Plan::A, sM + buf * Plan::M, values, meta, row0, R, Gp, step * KS, tid);
-  };
-#pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) {
-    if (kbeg + s < kend) load_stage(s, kbeg + s);
-    cp_async_commit();
+  if (tid == 0) {
+    for (int s = 0; s < nsteps; ++s) mbar_init(&bars[s], 1);
+    mbar_init_fence();
   }
-
-  // The X^T slice, while the first stages are in flight: 8 columns of one token per task (one
-  // 16-byte load where aligned and inside K), transposed into xs[k - c0][t]. Tokens past ntok are
-  // left as they are: they only reach outputs that are never written.
-  for (int i = tid; i < ntok * (width / 8); i += NT) {
-    const int t = i / (width / 8), kk = (i % (width / 8)) * 8, gk = c0 + kk;
-    const T* src = x + static_cast<size_t>(t) * ldx + gk;
-    alignas(16) T e[8];
-    if (gk + 8 <= K && (reinterpret_cast<size_t>(src) & 15) == 0) {
-      *reinterpret_cast<uint4*>(e) = __ldg(reinterpret_cast<const uint4*>(src));
-    } else {
-#pragma unroll
-      for (int j = 0; j < 8; ++j) e[j] = gk + j < K ? src[j] : T(0.f);
+  __syncthreads();
+  if (tid == 0)
+    for (int s = 0; s < nsteps; ++s) {
+      mbar_arrive_expect_tx(&bars[s], Plan::A);
+      tma_load_2d(smem_addr(smem + s * Plan::A), &amap, (kbeg + s) * 2 * KS, row0, &bars[s]);
     }
-#pragma unroll
-    for (int j = 0; j < 8; ++j) xs[(kk + j) * Plan::XPITCH + t] = e[j];
+  for (int i = tid; i < nsteps * BM; i += NT) {  // rows past R repeat the last row: A is zero there
+    const int s = i / BM, r = i % BM;
+    cp_async8(sM + s * Plan::M + r * (KS / 2), meta + static_cast<size_t>(min(row0 + r, R - 1)) * (Gp / 2) +
+              (kbeg + s) * (KS / 2), true);
   }
-
-  // The lane's gathered k-rows of a stage: rows lane and 32 + lane (k-steps 0 and 1), as offsets
-  // into the slice; the next stage's column words are fetched a stage ahead.
-  auto words = [&](int step, int j) -> u32 {
-    return (HAS_COLS && step < kend) ? __ldg(colrow + step * KS + 8 * j + lane / 4) : IDENTITY_COLUMNS;
-  };
-  u32 wcur[2] = {words(kbeg, 0), words(kbeg, 1)};
+  if (HAS_COLS) {  // 16-byte aligned: Gp is a multiple of KS
+    const u32* colrow = cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS;
+    for (int i = tid; i < nsteps * KS / 4; i += NT) cp_async16(cw + 4 * i, colrow + 4 * i, true);
+  }
+  const int cpr = width / 8;
+  const bool vec = ldx % 8 == 0 && (reinterpret_cast<size_t>(x) & 15) == 0;
+  for (int i = tid; i < ntok * cpr; i += NT) {
+    const int t = i / cpr, c = i % cpr, gk = c0 + 8 * c;
+    T* dst = xs + t * xp + 8 * c;
+    const T* src = x + static_cast<size_t>(t) * ldx + gk;
+    if (gk >= K || (vec && gk + 8 <= K)) {
+      cp_async16(dst, gk < K ? src : x, gk < K);  // past K: zero fill
+    } else {  // the ragged chunk at K, or rows without 16-byte alignment
+#pragma unroll
+      for (int j = 0; j < 8; ++j) dst[j] = gk + j < K ? src[j] : T(0.f);
+    }
+  }
+  cp_async_commit();
+  cp_async_wait<0>();
+  __syncthreads();
 
   float acc[MT][NTILES][4];
   zero(acc);
-
-  for (int step = kbeg; step < kend; ++step) {
-    const u32 wnext[2] = {words(step + 1, 0), words(step + 1, 1)};
-    cp_async_wait<STAGES - 2>();
-    __syncthreads();  // stage `step` (and, the first time, the slice) visible; stage step-1 read
-    const int next = step + STAGES - 1;
-    if (next < kend) load_stage((next - kbeg) % STAGES, next);
-    cp_async_commit();
-    const int buf = (step - kbeg) % STAGES;
-    int krow[2];
+  const u16* xrow[NTILES];  // this lane's token row per n-tile (tokens past ntok read the last one)
 #pragma unroll
-    for (int j = 0; j < 2; ++j)
-      krow[j] = (step * KS + 8 * j + lane / 4) * m + static_cast<int>((wcur[j] >> (8 * (lane & 3))) & 0xffu) - c0;
-    mma_stage_rows<T, WM, WN>(acc, sA + buf * Plan::A, sM + buf * Plan::M, wm, wn, lane, [&](int kr, int c) {
-      return xs + krow[kr >> 5] * Plan::XPITCH + c * 8;
-    });
-    wcur[0] = wnext[0];
-    wcur[1] = wnext[1];
+  for (int ni = 0; ni < NTILES; ++ni) xrow[ni] = reinterpret_cast<const u16*>(xs + min(8 * ni + gid, ntok - 1) * xp);
+  for (int s = 0; s < nsteps; ++s) {
+    // Slice columns of this lane's B elements: k-row 32 ks + 8 j + 2 tig + e is slot 2 (tig & 1) + e
+    // of the CTA's local group g = s KS + 8 ks + 2 j + tig / 2, column g m + offset (c0 cancels).
+    int col[2][4][2];
+#pragma unroll
+    for (int ks = 0; ks < 2; ++ks)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int g = s * KS + 8 * ks + 2 * j + (tig >> 1);
+        const u32 w = HAS_COLS ? cw[g] : IDENTITY_COLUMNS;
+#pragma unroll
+        for (int e = 0; e < 2; ++e) col[ks][j][e] = g * m + static_cast<int>((w >> (8 * (2 * (tig & 1) + e))) & 0xffu);
+      }
+    mbar_wait(&bars[s], 0);
+    mma_stage_frags<T, WM, BN>(acc, reinterpret_cast<const T*>(smem + s * Plan::A), sM + s * Plan::M, wm, lane,
+                               [&](int ks, int ni, u32 (&bf)[4]) {
+#pragma unroll
+                                 for (int j = 0; j < 4; ++j)
+                                   bf[j] = static_cast<u32>(xrow[ni][col[ks][j][0]]) |
+                                           (static_cast<u32>(xrow[ni][col[ks][j][1]]) << 16);
+                               });
   }
-  cp_async_wait<0>();
-  __syncthreads();  // every warp is done with the slice: its space takes the output tile
+  __syncthreads();  // every warp is done with A and the slice: the base takes the output tile
 
   if (gridDim.z == 1) {
-    epilogue<T, BM, BN, WM, WN, NT, false>(acc, smem + Plan::PIPE, bias, y, nullptr, row0, 0, R, ntok, wm, wn, tid,
-                                           BlockSync{});
+    epilogue<T, BM, BN, WM, BN, NT, false>(acc, smem, bias, y, nullptr, row0, 0, R, ntok, wm, 0, tid, BlockSync{});
     return;
   }
-  float* red = reinterpret_cast<float*>(smem + Plan::PIPE);  // [BN tokens][BM rows]
-  const int gid = lane >> 2, tig = lane & 3;
+  float* red = reinterpret_cast<float*>(smem);  // [BN tokens][BM rows]
 #pragma unroll
   for (int mi = 0; mi < MT; ++mi)
 #pragma unroll
@@ -417,17 +448,42 @@ __global__ void __launch_bounds__((BM / WM) * 32)
       for (int e = 0; e < 4; ++e)
         red[(ni * 8 + 2 * tig + (e & 1)) * BM + wm * WM + mi * 16 + gid + (e >= 2 ? 8 : 0)] = acc[mi][ni][e];
   cluster_sync();
-  if (cluster_rank() == 0) {
-    const u32 splits = gridDim.z;
-    for (int i = tid; i < ntok * BM; i += NT) {
-      const int t = i / BM, r = i % BM;
-      if (row0 + r >= R) continue;
-      float sum = bias != nullptr ? Elem<T>::to_float(bias[row0 + r]) : 0.f;
-      for (u32 q = 0; q < splits; ++q) sum += ld_cluster_f32(red + i, q);
-      y[static_cast<size_t>(t) * R + row0 + r] = Elem<T>::from_float(sum);
+  // Every rank reduces its share of the tile, 4 rows at a time: bias + ranks 0..splits-1 in order.
+  // All ranks' loads are issued before the first add (a remote load is a round trip).
+  const int splits = gridDim.z, rank = cluster_rank();
+  u32 peer[MAX_CLUSTER];
+#pragma unroll
+  for (int q = 0; q < MAX_CLUSTER; ++q) peer[q] = q < splits ? cluster_map(red, q) : 0u;
+  for (int i = rank * NT + tid; i < ntok * BM / 4; i += splits * NT) {
+    const int t = 4 * i / BM, r = 4 * i % BM;
+    float4 part[MAX_CLUSTER];
+#pragma unroll
+    for (int q = 0; q < MAX_CLUSTER; ++q)
+      if (q < splits) part[q] = ld_cluster_f32x4(peer[q] + 16 * i);
+    float sum[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) sum[e] = bias != nullptr && row0 + r + e < R ? Elem<T>::to_float(bias[row0 + r + e]) : 0.f;
+#pragma unroll
+    for (int q = 0; q < MAX_CLUSTER; ++q)
+      if (q < splits) {
+        sum[0] += part[q].x;
+        sum[1] += part[q].y;
+        sum[2] += part[q].z;
+        sum[3] += part[q].w;
+      }
+    T* dst = y + static_cast<size_t>(t) * R + row0 + r;
+    if (row0 + r + 4 <= R && (reinterpret_cast<size_t>(dst) & 7) == 0) {
+      alignas(8) T o[4];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) o[e] = Elem<T>::from_float(sum[e]);
+      *reinterpret_cast<uint2*>(dst) = *reinterpret_cast<const uint2*>(o);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        if (row0 + r + e < R) dst[e] = Elem<T>::from_float(sum[e]);
     }
   }
-  cluster_sync();  // the peers' tiles stay in place until rank 0 has read them
+  cluster_sync();  // the peers' tiles stay in place until every rank has read them
 #endif
 }
 
