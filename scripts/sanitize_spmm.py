@@ -36,7 +36,7 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
         worst = max(worst, err)
         print(f"{pattern:9s} R={r} K={k} T={t} splits={splits} bulk={bulk}: rel err {err:.2e}")
     if t <= K.DECODE_MAX_TOKENS and torch.cuda.get_device_capability()[0] >= 9:  # the one-launch decode kernel
-        y = K.spmm_sm80_decode(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m)
+        y = K.spmm_sm90_decode(x, *K.layout_of(vw, True), b, r, k, cfg.v, cfg.m)
         err = ((y.float() - ref).norm() / ref.norm()).item()
         worst = max(worst, err)
         print(f"{pattern:9s} R={r} K={k} T={t} decode kernel: rel err {err:.2e}")

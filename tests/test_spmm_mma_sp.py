@@ -213,7 +213,7 @@ def test_decode_kernel(v, m):
         if K.decode_plan(torch.device("cuda"), t, r, steps, v, m) is None:
             assert t > 16, (t, r, k, v, m)  # wide tiles leave large M to the three-launch path
             continue
-        check_case(lambda x, vw, b, out: K.spmm_sm80_decode(x, *K.layout_of(vw), b, r, k, v, m, out=out),
+        check_case(lambda x, vw, b, out: K.spmm_sm90_decode(x, *K.layout_of(vw, True), b, r, k, v, m, out=out),
                    r, k, t, v, m, dtype, bias=i % 2 == 0, gen=gen, what="decode kernel")
 
 
@@ -226,7 +226,7 @@ def test_decode_kernel_strided_x_and_graph_capture():
     cfg = vs.VNMConfig(64, 2, 8)
     w = random_vnm(1000, 2048, cfg, torch.bfloat16, "cuda", gen)
     vw = vs.pack(w, cfg)
-    run = lambda x: K.spmm_sm80_decode(x, *K.layout_of(vw), None, 1000, 2048, 64, 8)  # noqa: E731
+    run = lambda x: K.spmm_sm90_decode(x, *K.layout_of(vw, True), None, 1000, 2048, 64, 8)  # noqa: E731
     wide = torch.randn(9, 2056, generator=gen).bfloat16().cuda()
     for x in (wide[:, 8:], wide[:1].expand(5, 2056)[:, :2048]):
         ref = x.float() @ w.float().t()

@@ -19,8 +19,8 @@ KERNEL_DTYPES = (torch.float16, torch.bfloat16)
 
 ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT] = spmm_mma_sp.spmm_sm80
 ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_BULK] = spmm_mma_sp.spmm_sm90
-ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_DECODE] = spmm_mma_sp.spmm_sm80_decode
-ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_DECODE] = spmm_mma_sp.canonical_from_layout
+ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_DECODE] = spmm_mma_sp.spmm_sm90_decode
+ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_DECODE] = functools.partial(spmm_mma_sp.canonical_from_layout, bulk=True)
 ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT] = spmm_mma_sp.canonical_from_layout
 ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_BULK] = functools.partial(spmm_mma_sp.canonical_from_layout, bulk=True)
 ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.spmm_sm90a
@@ -86,6 +86,8 @@ def _select(x, vw, bias):
         # m = 4 with a TMA-readable X: the wgmma.sp kernel beats mma.sp at every T (v9 quick grid)
         if (vw.cfg.m == 4 and _tma_readable(x)) or tokens >= WGMMA_MIN_TOKENS:
             return spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.layout_of(vw)
+        if spmm_mma_sp.DECODE_BY_DEFAULT and tokens <= spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS:
+            return spmm_mma_sp.LAYOUT_DECODE, spmm_mma_sp.layout_of(vw, True)
     return spmm_mma_sp.LAYOUT, spmm_mma_sp.layout_of(vw)
 
 
@@ -102,7 +104,7 @@ def spmm_paths(device=None) -> dict:
             x, *spmm_mma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT)
     if device is not None and device.type == "cuda" and spmm_mma_sp.decode_supported(device)[0]:
         paths["mma_sp_decode"] = lambda x, vw, bias=None: ops.spmm_op(
-            x, *spmm_mma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_DECODE)
+            x, *spmm_mma_sp.layout_of(vw, True), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_DECODE)
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device, bulk=True)[0]:
         paths["mma_sp_bulk"] = lambda x, vw, bias=None: ops.spmm_op(
             x, *spmm_mma_sp.layout_of(vw, True), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_BULK)

@@ -19,7 +19,7 @@ from . import autotune, jit
 SOURCE = "spmm_mma_sp.cu"
 LAYOUT = "sm80"  # cp.async kernel, any GPU with Sparse Tensor Cores
 LAYOUT_BULK = "sm90"  # bulk-copy kernel, Hopper
-LAYOUT_DECODE = "sm80_decode"  # the sm80 tensors, run by the one-launch decode kernel where it applies
+LAYOUT_DECODE = "sm90_decode"  # the sm90 tensors, run by the one-launch decode kernel where it applies
 KS = 16  # groups per pipeline stage; must match KS in the .cu
 _PAD_CODE_BYTE = 0x44  # two padding groups with code (0, 1): valid ordered metadata
 _IDENTITY_COLUMNS = 0x03020100
@@ -211,29 +211,29 @@ def spmm_sm80(x, values, meta, cols, bias, out_features, in_features, v, m, **kw
     return _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, bulk=False, **kw)
 
 
-def spmm_sm80_decode(x, values, meta, cols, bias, out_features, in_features, v, m, **kw):
-    """:func:`spmm_sm80` with the one-launch decode kernel wherever it applies (T <= 64, sm_90)."""
-    return _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, bulk=False, decode=True, **kw)
-
-
 def spmm_sm90(x, values, meta, cols, bias, out_features, in_features, v, m, **kw):
     """Y = x @ W.T (+ bias) with the bulk-copy mma.sp kernel (sm_90); operands in the "sm90" layout."""
     return _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, bulk=True, **kw)
 
 
+def spmm_sm90_decode(x, values, meta, cols, bias, out_features, in_features, v, m, **kw):
+    """:func:`spmm_sm90` with the one-launch decode kernel wherever it applies (T <= 64, sm_90)."""
+    return _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, bulk=True, decode=True, **kw)
+
+
 def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk: bool,
           tile: TileConfig | None = None, splits: int | None = None, out: torch.Tensor | None = None,
-          decode: bool | None = None):
+          decode: bool = False):
     """``tile``, ``splits`` and ``out`` (a contiguous [T, R] buffer) exist for tests and tuning;
-    ``decode`` asks for the one-launch decode kernel where it applies (None: DECODE_BY_DEFAULT)."""
+    ``decode`` asks for the one-launch decode kernel where it applies (bulk layout)."""
     k, r = in_features, out_features
     y, x2, bias, done = prologue(x, bias, r, k, out)
     if done is not None:
         return done
     ntok = x2.shape[0]
-    if not bulk and tile is None and splits is None and (DECODE_BY_DEFAULT if decode is None else decode):
-        plan = decode_plan(x.device, ntok, r, values.shape[1] // KS, v, m)
-        if plan is not None and decode_applies(values):
+    if bulk and decode and tile is None and splits is None:
+        plan = decode_plan(x.device, ntok, r, values.shape[1], v, m)
+        if plan is not None:
             _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan)
             return y.view(*x.shape[:-1], r)
     if tile is None and splits is None and not bulk and autotune.enabled():
@@ -271,18 +271,24 @@ DECODE_MAX_SPLITS = 8  # the portable cluster size
 DECODE_MAX_STEPS = 16  # steps per CTA, all resident (DecodePlan::MAX_STEPS)
 DECODE_MAX_SLICE_BYTES = 96 * 1024  # a CTA's X slice: bn x (width + 8) x 2 bytes
 DECODE_MAX_SMEM = 227 * 1024
-# Off until its GPU tests pass and it beats the three-launch path (NOTES, "Decode"). The
-# "mma_sp_decode" path and decode=True run it.
+# Where vnmsparse.spmm runs it on sm_90 (kernels._select): up to this many tokens, if
+# DECODE_BY_DEFAULT. Off until it beats the three-launch cp.async path (NOTES, "Decode"); the
+# "mma_sp_decode" path runs it at any T <= DECODE_MAX_TOKENS.
 DECODE_BY_DEFAULT = False
+DECODE_DEFAULT_MAX_TOKENS = 16
 
 
-def _decode_wm(bm: int) -> int:
-    """Rows per warp of the decode kernel: four warps, at least one m16 tile each."""
-    return max(16, bm // 4)
+def _decode_warp_tile(bm: int, bn: int) -> tuple[int, int]:
+    """(rows, tokens) per warp of the decode kernel: up to four warps, split over tokens first
+    (16 per warp) so that each B fragment is built once, then over rows (at least 16 per warp)."""
+    warps_n = min(4, max(1, bn // 16))
+    warps_m = max(1, min(4 // warps_n, bm // 16))
+    return bm // warps_m, bn // warps_n
 
 
 def decode_name(dtype: torch.dtype, bm: int, bn: int, has_cols: bool) -> str:
-    return f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {_decode_wm(bm)}, {_b(has_cols)}>"
+    wm, wn = _decode_warp_tile(bm, bn)
+    return f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {wm}, {wn}, {_b(has_cols)}>"
 
 
 def decode_supported(device: torch.device) -> tuple[bool, str]:
@@ -303,7 +309,7 @@ def _decode_supported(index: int) -> tuple[bool, str]:
 def decode_smem_bytes(bm: int, bn: int, per: int, m: int) -> int:  # mirrors DecodePlan::bytes in the .cu
     a, codes = bm * 2 * KS * 2, bm * KS // 2
     body = per * (a + codes + KS * 4) + bn * (per * KS * m + 8) * 2
-    return 1024 + max(body, bm * bn * 4, bn * (bm + 8) * 2) + DECODE_MAX_STEPS * 8
+    return max(body, bm * bn * 4, bn * (bm + 8) * 2) + DECODE_MAX_STEPS * 8
 
 
 def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, m: int):
@@ -327,20 +333,15 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     return bm, bn, -(-steps // per), per
 
 
-def decode_applies(values: torch.Tensor) -> bool:
-    """The decode kernel reads A by TMA: the values need a 16-byte aligned base."""
-    return values.data_ptr() % 16 == 0
-
-
 def _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan) -> None:
     bm, bn, splits, per = plan
     xr = x2 if x2.stride(1) == 1 else x2.contiguous()
-    amap = jit.tensor_map_2d(values.view(r, -1), (2 * KS, bm), swizzle=64)  # = swizzle<4> of mma_stage
-    kernel = jit.get_kernel(SOURCE, decode_name(x2.dtype, bm, bn, cols is not None),
-                            params=("ptr",) * 5 + ("i32",) * 9 + ("tmap",))
+    wm, wn = _decode_warp_tile(bm, bn)
+    kernel = jit.get_kernel(SOURCE, decode_name(x2.dtype, bm, bn, cols is not None), params=("ptr",) * 6 + ("i32",) * 9)
     kernel.launch(
-        (-(-r // bm), 1, splits), ((bm // _decode_wm(bm)) * 32, 1, 1),
-        (meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1], m, v, per, per * KS * m, amap),
+        (-(-r // bm), 1, splits), ((bm // wm) * (bn // wn) * 32, 1, 1),
+        (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
+         per * KS * m),
         shared_mem=decode_smem_bytes(bm, bn, per, m), cluster=(1, 1, splits) if splits > 1 else None,
     )
 

@@ -313,24 +313,28 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 // stages, X transposed through registers) took 11-14 us at 4096^2, T = 1, 64:2:8, where the
 // weights' bytes need 3 us, and 54 us at T = 64, where the transpose waited on each load in turn.
 //
-// Each CTA (row tile of BM rows, K range of `per` steps) takes
-//   - A: one TMA box per step (2*KS values x BM rows of the sm80 layout, 64-byte swizzle = the
-//     swizzle<4> the mma reads), all `per` steps resident, one mbarrier each;
-//   - codes, column words and X[t, c0 .. c0 + width) (row-major, zeros past K): cp.async, one
-//     group, waited for once;
+// Operands in the "sm90" layout (below: each (row tile, step) A tile and its codes contiguous and
+// pre-swizzled), so a CTA's whole share of the weight is one contiguous run: with the sm80 layout
+// (64-byte pieces of 64 rows, 2 KB apart) the same kernel streamed ~1 TB/s (v12). Each CTA (row
+// tile of BM rows, K range of `per` steps) takes
+//   - A: one bulk copy per step (4 KB at BM = 64), all `per` steps resident, one mbarrier each;
+//     the codes of all its steps in one more, counted on the first step's barrier;
+//   - column words and X[t, c0 .. c0 + width) (row-major, zeros past K): cp.async, one group,
+//     waited for once;
 // then builds each B fragment from the row-major X slice with 16-bit shared loads at the gathered
-// columns (no transpose), and runs the steps as their A tiles land. The K splits of one row tile
+// columns (no transpose), and runs the steps as their A tiles land. Warps split the tokens before
+// the rows (WARPS_N = BN / 16 up to 4): each B fragment is built by one warp only. The K splits of one row tile
 // form a thread-block cluster (grid z = cluster z = splits <= 8): each CTA leaves its fp32 tile
 // in its shared memory and, after a cluster barrier, every rank reduces its share of the tile
 // from all ranks' (distributed shared memory) in rank order: deterministic, as splitk_reduce.
 // Without splits (gridDim.z == 1) the usual epilogue runs.
 //
-// Shared memory (from a 1024-byte aligned base): A [per][BM][2*KS] | codes [per][BM][KS/2] |
+// Shared memory: A [per][BM][2*KS] | codes [per][BM][KS/2] |
 // column words [per][KS] | X slice [BN][width + 8] | mbarriers; the fp32 tile and the epilogue
 // reuse the base once the K loop is done (the barriers stay clear of them).
 template <int BM, int BN>
 struct DecodePlan {
-  static constexpr int A = BM * 2 * KS * 2;  // bytes of one step's A tile (one TMA box)
+  static constexpr int A = BM * 2 * KS * 2;  // bytes of one step's A tile (one bulk copy)
   static constexpr int M = BM * KS / 2;      // bytes of one step's codes
   static constexpr int RED = BM * BN * 4;
   static constexpr int EPI = BN * (BM + 8) * 2;
@@ -342,32 +346,31 @@ struct DecodePlan {
     const int body = xs(per) + BN * (width + 8) * 2;
     return body > RED ? (body > EPI ? body : EPI) : (RED > EPI ? RED : EPI);
   }
-  __host__ __device__ static constexpr int bytes(int per, int width) { return 1024 + bars(per, width) + MAX_STEPS * 8; }
+  __host__ __device__ static constexpr int bytes(int per, int width) { return bars(per, width) + MAX_STEPS * 8; }
 };
 
-template <typename T, int BM, int BN, int WM, bool HAS_COLS>
-__global__ void __launch_bounds__((BM / WM) * 32)
-    spmm_mma_sp_decode(const u8* __restrict__ meta, const u32* __restrict__ cols, const T* __restrict__ x,
-                       const T* __restrict__ bias, T* __restrict__ y, int R, int K, int ntok, int ldx, int Gp, int m,
-                       int v, int per, int width, const __grid_constant__ TensorMap amap) {
+template <typename T, int BM, int BN, int WM, int WN, bool HAS_COLS>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
+    spmm_mma_sp_decode(const T* __restrict__ values_t, const u8* __restrict__ meta_t, const u32* __restrict__ cols,
+                       const T* __restrict__ x, const T* __restrict__ bias, T* __restrict__ y, int R, int K, int ntok,
+                       int ldx, int Gp, int m, int v, int per, int width) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using Plan = DecodePlan<BM, BN>;
-  constexpr int NT = (BM / WM) * 32, MT = WM / 16, NTILES = BN / 8;
-  static_assert(BM % WM == 0 && WM % 16 == 0 && BN % 8 == 0 && Plan::A % 1024 == 0, "bad tile");
+  constexpr int WARPS_N = BN / WN, NT = (BM / WM) * WARPS_N * 32, MT = WM / 16, NTILES = WN / 8;
+  static_assert(BM % WM == 0 && WM % 16 == 0 && BN % WN == 0 && WN % 8 == 0, "bad tile");
 
-  extern __shared__ __align__(1024) unsigned char smem_raw[];
-  const u32 raw = smem_addr(smem_raw);
-  unsigned char* smem = smem_raw + (((raw + 1023u) & ~1023u) - raw);  // the 64-byte swizzle needs it
+  extern __shared__ __align__(128) unsigned char smem[];
   u8* sM = smem + Plan::codes(per);
   u32* cw = reinterpret_cast<u32*>(smem + Plan::colw(per));
   T* xs = reinterpret_cast<T*>(smem + Plan::xs(per));
   u64* bars = reinterpret_cast<u64*>(smem + Plan::bars(per, width));
   const int xp = width + 8;  // elements per slice row: rows 16 bytes apart mod 128, 4 banks
 
-  const int tid = threadIdx.x, lane = tid & 31, wm = tid >> 5, gid = lane >> 2, tig = lane & 3;
-  const int row0 = blockIdx.x * BM;
+  const int tid = threadIdx.x, lane = tid & 31, wm = (tid >> 5) / WARPS_N, wn = (tid >> 5) % WARPS_N;
+  const int gid = lane >> 2, tig = lane & 3;
+  const int row0 = blockIdx.x * BM, total_steps = Gp / KS;
   const int kbeg = blockIdx.z * per;
-  const int nsteps = min(Gp / KS, kbeg + per) - kbeg;
+  const int nsteps = min(total_steps, kbeg + per) - kbeg;
   const int c0 = kbeg * KS * m;  // first X column of the slice
 
   if (tid == 0) {
@@ -375,15 +378,14 @@ __global__ void __launch_bounds__((BM / WM) * 32)
     mbar_init_fence();
   }
   __syncthreads();
-  if (tid == 0)
+  if (tid == 0) {
+    const size_t first = static_cast<size_t>(blockIdx.x) * total_steps + kbeg;  // (tile, step) index
+    mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
+    bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
     for (int s = 0; s < nsteps; ++s) {
-      mbar_arrive_expect_tx(&bars[s], Plan::A);
-      tma_load_2d(smem_addr(smem + s * Plan::A), &amap, (kbeg + s) * 2 * KS, row0, &bars[s]);
+      if (s > 0) mbar_arrive_expect_tx(&bars[s], Plan::A);
+      bulk_copy(smem + s * Plan::A, values_t + (first + s) * (Plan::A / 2), Plan::A, &bars[s]);
     }
-  for (int i = tid; i < nsteps * BM; i += NT) {  // rows past R repeat the last row: A is zero there
-    const int s = i / BM, r = i % BM;
-    cp_async8(sM + s * Plan::M + r * (KS / 2), meta + static_cast<size_t>(min(row0 + r, R - 1)) * (Gp / 2) +
-              (kbeg + s) * (KS / 2), true);
   }
   if (HAS_COLS) {  // 16-byte aligned: Gp is a multiple of KS
     const u32* colrow = cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS;
@@ -410,7 +412,8 @@ __global__ void __launch_bounds__((BM / WM) * 32)
   zero(acc);
   const u16* xrow[NTILES];  // this lane's token row per n-tile (tokens past ntok read the last one)
 #pragma unroll
-  for (int ni = 0; ni < NTILES; ++ni) xrow[ni] = reinterpret_cast<const u16*>(xs + min(8 * ni + gid, ntok - 1) * xp);
+  for (int ni = 0; ni < NTILES; ++ni)
+    xrow[ni] = reinterpret_cast<const u16*>(xs + min(wn * WN + 8 * ni + gid, ntok - 1) * xp);
   for (int s = 0; s < nsteps; ++s) {
     // Slice columns of this lane's B elements: k-row 32 ks + 8 j + 2 tig + e is slot 2 (tig & 1) + e
     // of the CTA's local group g = s KS + 8 ks + 2 j + tig / 2, column g m + offset (c0 cancels).
@@ -425,7 +428,7 @@ __global__ void __launch_bounds__((BM / WM) * 32)
         for (int e = 0; e < 2; ++e) col[ks][j][e] = g * m + static_cast<int>((w >> (8 * (2 * (tig & 1) + e))) & 0xffu);
       }
     mbar_wait(&bars[s], 0);
-    mma_stage_frags<T, WM, BN>(acc, reinterpret_cast<const T*>(smem + s * Plan::A), sM + s * Plan::M, wm, lane,
+    mma_stage_frags<T, WM, WN>(acc, reinterpret_cast<const T*>(smem + s * Plan::A), sM + s * Plan::M, wm, lane,
                                [&](int ks, int ni, u32 (&bf)[4]) {
 #pragma unroll
                                  for (int j = 0; j < 4; ++j)
@@ -436,7 +439,7 @@ __global__ void __launch_bounds__((BM / WM) * 32)
   __syncthreads();  // every warp is done with A and the slice: the base takes the output tile
 
   if (gridDim.z == 1) {
-    epilogue<T, BM, BN, WM, BN, NT, false>(acc, smem, bias, y, nullptr, row0, 0, R, ntok, wm, 0, tid, BlockSync{});
+    epilogue<T, BM, BN, WM, WN, NT, false>(acc, smem, bias, y, nullptr, row0, 0, R, ntok, wm, wn, tid, BlockSync{});
     return;
   }
   float* red = reinterpret_cast<float*>(smem);  // [BN tokens][BM rows]
@@ -446,7 +449,7 @@ __global__ void __launch_bounds__((BM / WM) * 32)
     for (int ni = 0; ni < NTILES; ++ni)
 #pragma unroll
       for (int e = 0; e < 4; ++e)
-        red[(ni * 8 + 2 * tig + (e & 1)) * BM + wm * WM + mi * 16 + gid + (e >= 2 ? 8 : 0)] = acc[mi][ni][e];
+        red[(wn * WN + ni * 8 + 2 * tig + (e & 1)) * BM + wm * WM + mi * 16 + gid + (e >= 2 ? 8 : 0)] = acc[mi][ni][e];
   cluster_sync();
   // Every rank reduces its share of the tile, 4 rows at a time: bias + ranks 0..splits-1 in order.
   // All ranks' loads are issued before the first add (a remote load is a round trip).
