@@ -311,12 +311,14 @@ def test_as_2_4_route_predicate(monkeypatch):
 @pytest.mark.gpu
 @needs_sm90a
 def test_op_routes_by_pattern_and_tokens(monkeypatch):
-    """vnmsparse.spmm on sm_90a: 2:4 takes the wgmma.sp layout at every T, V:2:8 the as-2:4 layout
-    from AS_2_4_MIN_TOKENS on (not with VNM_AS_2_4=0), V:2:16 the gathered one; results stay right."""
+    """vnmsparse.spmm on sm_90a: 2:4 takes the wgmma.sp layout at every T, V:2:8 the decode kernel's
+    up to 8 tokens, the as-2:4 layout from AS_2_4_MIN_TOKENS on (not with VNM_AS_2_4=0), V:2:16 the
+    gathered one; results stay right."""
     import vnmsparse.kernels as kernels
 
     gen = torch.Generator().manual_seed(5)
-    for pattern, t, want in (("2:4", 1, W.LAYOUT), ("2:4", 300, W.LAYOUT), ("64:2:8", 16, spmm_mma_sp.LAYOUT),
+    for pattern, t, want in (("2:4", 1, W.LAYOUT), ("2:4", 300, W.LAYOUT), ("64:2:8", 1, spmm_mma_sp.LAYOUT_DECODE),
+                             ("64:2:8", 8, spmm_mma_sp.LAYOUT_DECODE), ("64:2:8", 16, spmm_mma_sp.LAYOUT),
                              ("64:2:8", 100, W.LAYOUT), ("64:2:8", 300, W.LAYOUT_AS_2_4),
                              ("64:2:16", 300, W.LAYOUT)):
         for disable in (False, True):

@@ -86,7 +86,7 @@ def _select(x, vw, bias):
         # m = 4 with a TMA-readable X: the wgmma.sp kernel beats mma.sp at every T (v9 quick grid)
         if (vw.cfg.m == 4 and _tma_readable(x)) or tokens >= WGMMA_MIN_TOKENS:
             return spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.layout_of(vw)
-        if spmm_mma_sp.DECODE_BY_DEFAULT and tokens <= spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS:
+        if spmm_mma_sp.decode_preferred(x.device, tokens, *vw.shape, vw.cfg.v, vw.cfg.m):
             return spmm_mma_sp.LAYOUT_DECODE, spmm_mma_sp.layout_of(vw, True)
     return spmm_mma_sp.LAYOUT, spmm_mma_sp.layout_of(vw)
 

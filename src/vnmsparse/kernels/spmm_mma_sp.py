@@ -268,14 +268,16 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
 
 DECODE_MAX_TOKENS = 64  # the widest token tile (8, 16, 32 or 64 by T)
 DECODE_MAX_SPLITS = 8  # the portable cluster size
-DECODE_MAX_STEPS = 16  # steps per CTA, all resident (DecodePlan::MAX_STEPS)
+DECODE_MAX_STEPS = 32  # steps per CTA, all resident (DecodePlan::MAX_STEPS)
 DECODE_MAX_SLICE_BYTES = 96 * 1024  # a CTA's X slice: bn x (width + 8) x 2 bytes
 DECODE_MAX_SMEM = 227 * 1024
-# Where vnmsparse.spmm runs it on sm_90 (kernels._select): up to this many tokens, if
-# DECODE_BY_DEFAULT. Off until it beats the three-launch cp.async path (NOTES, "Decode"); the
-# "mma_sp_decode" path runs it at any T <= DECODE_MAX_TOKENS.
-DECODE_BY_DEFAULT = False
-DECODE_DEFAULT_MAX_TOKENS = 16
+# Where vnmsparse.spmm runs it on sm_90 (kernels._select, decode_preferred): up to this many
+# tokens. v13 quick grid (H200, geomean over 4 shapes, speed-up over cuBLAS, decode kernel vs the
+# three-launch cp.async path): T = 1 64:2:8 1.61 vs 1.18, 128:2:32 3.54 vs 2.17; T = 16 about
+# even (1.05-2.27 vs 1.17-3.04); T >= 32 slower: every CTA reads its whole X slice, T x m / (2 BM)
+# times the weight bytes it streams. The "mma_sp_decode" path runs it at any T <= 64.
+DECODE_BY_DEFAULT = True
+DECODE_DEFAULT_MAX_TOKENS = 8
 
 
 def _decode_warp_tile(bm: int, bn: int) -> tuple[int, int]:
@@ -331,6 +333,16 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     splits = max(-(-steps // per_max), want)
     per = -(-steps // splits)
     return bm, bn, -(-steps // per), per
+
+
+def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int, m: int) -> bool:
+    """Whether vnmsparse.spmm runs the decode kernel (sm_90): DECODE_BY_DEFAULT, at most
+    DECODE_DEFAULT_MAX_TOKENS tokens, an X slice per CTA at most twice the weight bytes it meets
+    (T x m <= 4 x BM), and a plan (no fallback to the slower bulk kernel)."""
+    if not DECODE_BY_DEFAULT or ntok > DECODE_DEFAULT_MAX_TOKENS or ntok * m > 4 * row_tile(v):
+        return False
+    steps = max(1, -(-(-(-k // m)) // KS))  # padded groups / KS, as build_layout
+    return decode_plan(device, ntok, rows, steps, v, m) is not None
 
 
 def _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan) -> None:

@@ -338,7 +338,7 @@ struct DecodePlan {
   static constexpr int M = BM * KS / 2;      // bytes of one step's codes
   static constexpr int RED = BM * BN * 4;
   static constexpr int EPI = BN * (BM + 8) * 2;
-  static constexpr int MAX_STEPS = 16;       // per <= this: one mbarrier each
+  static constexpr int MAX_STEPS = 32;       // per <= this: one mbarrier each
   __host__ __device__ static constexpr int codes(int per) { return per * A; }
   __host__ __device__ static constexpr int colw(int per) { return per * (A + M); }
   __host__ __device__ static constexpr int xs(int per) { return per * (A + M + KS * 4); }
