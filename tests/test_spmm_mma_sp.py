@@ -154,6 +154,9 @@ def test_decode_plan(monkeypatch, fake_sm90):
     assert not K.decode_preferred(dev, 9, 4096, 4096, 64, 8)  # past DECODE_DEFAULT_MAX_TOKENS
     assert not K.decode_preferred(dev, 8, 4096, 4096, 64, 64)  # X slice > 2x the weight bytes
     assert not K.decode_preferred(dev, 1, 4096, 8 * K.DECODE_MAX_STEPS * K.KS * 4 + 4, 64, 4)  # no plan
+    monkeypatch.setenv("VNM_DECODE", "0")
+    assert not K.decode_preferred(dev, 1, 4096, 4096, 64, 8)
+    monkeypatch.delenv("VNM_DECODE")
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (8, 0))
     K._decode_supported.cache_clear()  # the decode check is cached per device
     assert K.decode_plan(dev, 1, 4096, 32, 64, 8) is None  # no clusters before sm_90

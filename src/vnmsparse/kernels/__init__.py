@@ -128,8 +128,10 @@ def available_paths() -> list[tuple[str, bool, str]]:
         ok_dev, why_dev = spmm_mma_sp.supported(dev)
         arch = "".join(map(str, torch.cuda.get_device_capability(i)))
         rows.append((f"mma.sp kernel, cp.async (sm_80+) on {dev} (sm_{arch})", ok_dev, why_dev))
-        rows.append((f"mma.sp one-launch decode kernel (T <= {spmm_mma_sp.DECODE_MAX_TOKENS}, clusters; "
-                     f"{'default' if spmm_mma_sp.DECODE_BY_DEFAULT else 'opt-in: the mma_sp_decode path'}) on {dev}",
+        default = (f"the default for V:2:M, M > 4, at T <= {spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS}"
+                   if spmm_mma_sp.DECODE_BY_DEFAULT else "opt-in")
+        rows.append((f"mma.sp one-launch decode kernel (T <= {spmm_mma_sp.DECODE_MAX_TOKENS}, clusters; {default}; "
+                     f"the mma_sp_decode path) on {dev}",
                      *spmm_mma_sp.decode_supported(dev)))
         ok_bulk, why_bulk = spmm_mma_sp.supported(dev, bulk=True)
         rows.append((f"mma.sp kernel, bulk copies (sm_90) on {dev}", ok_bulk, why_bulk))

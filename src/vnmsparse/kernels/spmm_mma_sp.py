@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 
 import torch
 
@@ -338,8 +339,12 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
 def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int, m: int) -> bool:
     """Whether vnmsparse.spmm runs the decode kernel (sm_90): DECODE_BY_DEFAULT, at most
     DECODE_DEFAULT_MAX_TOKENS tokens, an X slice per CTA at most twice the weight bytes it meets
-    (T x m <= 4 x BM), and a plan (no fallback to the slower bulk kernel)."""
+    (T x m <= 4 x BM), and a plan (no fallback to the slower bulk kernel). VNM_DECODE=0 turns the
+    route off: the kernel reads its own weight image (the "sm90" layout, the compact bytes once
+    more), which a model that also runs prefill holds beside the sm80 one."""
     if not DECODE_BY_DEFAULT or ntok > DECODE_DEFAULT_MAX_TOKENS or ntok * m > 4 * row_tile(v):
+        return False
+    if os.environ.get("VNM_DECODE", "1").strip() == "0":
         return False
     steps = max(1, -(-(-(-k // m)) // KS))  # padded groups / KS, as build_layout
     return decode_plan(device, ntok, rows, steps, v, m) is not None

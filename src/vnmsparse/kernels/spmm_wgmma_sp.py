@@ -237,8 +237,6 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
     if direct:
         xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn))
-    elif str(DEFINES.get("VNM_WG_TMA_GATHER", 0)) != "0":  # the experiment in the .cu: X^T rows by TMA
-        xmap = jit.tensor_map_2d(xt.t() if xt is x2 else xt[:, :ntok_load], (64, 1))
     else:
         xmap = jit.NO_TENSOR_MAP
     _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct)).launch(

@@ -48,15 +48,6 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_COLUMN_LOOKAHEAD 3
 #endif
 
-// Experiment (off by default, NOTES "v8-v10"): gather B's rows of X^T with TMA, one box
-// {64 tokens, 1 k-row} per gathered row and 64-token slab, instead of cp.async; `xmap` is then X^T's
-// tensor map (box 64 x 1, 128B swizzle). Correct only if TMA gives a one-row box the 128B swizzle
-// of its destination line (scripts/tma_row_probe.py), and relies on TMA zero-filling boxes that lie
-// wholly past K or the tokens (with the full box counted on the barrier).
-#ifndef VNM_WG_TMA_GATHER
-#define VNM_WG_TMA_GATHER 0
-#endif
-
 constexpr int KS = 16;         // groups per pipeline stage
 constexpr int KROWS = 4 * KS;  // gathered X^T rows per stage
 constexpr u32 IDENTITY_COLUMNS = 0x03020100u;  // m == 4: every group keeps columns 0..3
@@ -132,7 +123,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
       // every producer thread arrives after its copies landed (+ the TMA issuer's expect_tx)
-      mbar_init(&full[s], 128 + (TMA_X || VNM_WG_TMA_GATHER ? 1 : 0));
+      mbar_init(&full[s], 128 + (TMA_X ? 1 : 0));
       mbar_init(&empty[s], NC / 32);  // one arrival per consumer warp
     }
     mbar_init_fence();
@@ -185,12 +176,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
           mbar_arrive_expect_tx(&full[s], P::B);
           tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
         }
-      } else if constexpr (VNM_WG_TMA_GATHER != 0) {  // B: one TMA box per (gathered row, slab)
-        const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
-        const u32 line = smem_addr(sB) + s * P::B + (warp * RPW + myrow) * 128;
-        if (tid == 0) mbar_arrive_expect_tx(&full[s], P::B);
-        for (int j = lane / RPW; j < BN / 64; j += 32 / RPW)
-          tma_load_2d(line + j * (wg::KROWS * 128), &xmap, tok0 + 64 * j, kmine, &full[s]);
       } else {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
         const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
         const u32 base = b_lane + s * P::B;
