@@ -181,6 +181,24 @@ def test_failures_are_loud_and_get_no_speedups(tmp_path, monkeypatch, capsys):
     assert "## FAIL / error rows: 3" in md and "**FAIL**" in md
 
 
+def test_paths_that_do_not_apply_get_skip_rows(tmp_path, monkeypatch):
+    """A path with ``skip_reason(tokens, vw)`` (the decode kernel: T <= 64 only) gets a skip row,
+    not a time of whatever it would fall back to."""
+    def small_t(x, vw, bias=None):
+        return vnmsparse.spmm(x, vw)
+
+    small_t.skip_reason = lambda tokens, vw: "T > 4" if tokens > 4 else None
+    import vnmsparse.kernels as kernels
+
+    monkeypatch.setattr(kernels, "spmm_paths", lambda device: {"small_t": small_t}, raising=False)
+    code, _, rows, md = run_bench(tmp_path, "--patterns", "64:2:8", "--tokens", "1,8", "--paths", "auto,small_t",
+                                  "--shapes", "tiny.a")
+    assert code == 0
+    status = {(r["T"], r["path"]): r["status"] for r in rows if r["shape"] == "tiny.a"}
+    assert status[(1, "small_t")] == "ok" and status[(8, "small_t")] == "skip" and status[(8, "auto")] == "ok"
+    assert "small_t (T > 4)" in md
+
+
 def test_budget_stops_adding_configs(tmp_path):
     code, _, rows, md = run_bench(tmp_path, "--budget-seconds", "0")
     assert code == 0 and rows == []

@@ -69,6 +69,14 @@ def test_every_variant_compiles_without_spills(dtype):
     assert "c7508" not in log and "setmaxnreg" not in log, module.log  # setmaxnreg ignored
 
 
+@needs_nvrtc
+def test_tma_a_experiment_compiles_without_spills():
+    """The VNM_WG_TMA_A=1 build (A by one TMA box per stage, NOTES v14) stays buildable for A/B runs."""
+    module = jit.compile(W.SOURCE, W.name_expressions(torch.bfloat16), "sm_90a", defines={"VNM_WG_TMA_A": 1})
+    assert all(r.spills == 0 and r.stack_bytes == 0 for r in module.resources().values())
+    assert "serializ" not in module.log.lower(), module.log
+
+
 def _cuobjdump():
     # Triton's wheel ships a cuobjdump, so a machine without the CUDA toolkit may still have one.
     triton = importlib.util.find_spec("triton")

@@ -873,6 +873,10 @@ def bench_config(ctx: Ctx, sh: Shape, t: int, cfg: VNMConfig, w: torch.Tensor, d
         vbytes = vws.items[0].nbytes
         rot = (resident_bytes(vws.items[0]) + xy) * n_vnm
         for name, fn in ctx.paths.items():
+            why = getattr(fn, "skip_reason", lambda t, vw: None)(t, vws.items[0])
+            if why:
+                rows.append(make_row(sh, t, cfg, name, None, "skip", why, math.nan, 0, 0, elt))
+                continue
             call = lambda i, fn=fn: fn(xs[i], copies[i])
             check = lambda fn=fn: _check(lambda: fn(x_check, copies[0]), ref, ctx.dtype, ctx.device)
             rows.append(_measure_path(ctx, sh, t, cfg, name, call, check, n_vnm, vbytes, rot))

@@ -95,7 +95,8 @@ ops.OPERAND_SELECTORS.append(_select)
 
 
 def spmm_paths(device=None) -> dict:
-    """name -> fn(x, vw, bias=None) for every SpMM implementation that runs on ``device``."""
+    """name -> fn(x, vw, bias=None) for every SpMM implementation that runs on ``device``. A path
+    that applies to some problems only has ``fn.skip_reason(tokens, vw)``: why not, or None."""
     device = torch.device(device) if device is not None else None
     paths = {"reference": lambda x, vw, bias=None: ops.spmm_op(
         x, vw.values, vw.positions, vw.columns, bias, *vw.shape, vw.cfg.v, vw.cfg.m, "canonical")}
@@ -103,8 +104,18 @@ def spmm_paths(device=None) -> dict:
         paths["mma_sp"] = lambda x, vw, bias=None: ops.spmm_op(
             x, *spmm_mma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT)
     if device is not None and device.type == "cuda" and spmm_mma_sp.decode_supported(device)[0]:
-        paths["mma_sp_decode"] = lambda x, vw, bias=None: ops.spmm_op(
-            x, *spmm_mma_sp.layout_of(vw, True), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_DECODE)
+        def decode(x, vw, bias=None):
+            return ops.spmm_op(x, *spmm_mma_sp.layout_of(vw, True), bias, *vw.shape, vw.cfg.v, vw.cfg.m,
+                               spmm_mma_sp.LAYOUT_DECODE)
+
+        def decode_skip(tokens: int, vw) -> str | None:  # where it would run the bulk kernel instead
+            steps = max(1, -(-vw.cfg.groups(vw.shape[1]) // spmm_mma_sp.KS))
+            if spmm_mma_sp.decode_plan(device, tokens, vw.shape[0], steps, vw.cfg.v, vw.cfg.m) is None:
+                return "the decode kernel does not apply (T > 64, or an X slice that does not fit)"
+            return None
+
+        decode.skip_reason = decode_skip
+        paths["mma_sp_decode"] = decode
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device, bulk=True)[0]:
         paths["mma_sp_bulk"] = lambda x, vw, bias=None: ops.spmm_op(
             x, *spmm_mma_sp.layout_of(vw, True), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_BULK)

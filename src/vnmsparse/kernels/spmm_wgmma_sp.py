@@ -22,7 +22,7 @@ SOURCE = "spmm_wgmma_sp.cu"
 LAYOUT = "wgmma_sp"  # the ops layout name (dispatch key); the tensors are spmm_mma_sp's "sm80" layout
 KS = spmm_mma_sp.KS  # groups per pipeline stage; must match wg::KS in the .cu
 _CTYPE = {torch.float16: "__half", torch.bfloat16: "__nv_bfloat16"}
-_PARAMS = ("ptr",) * 7 + ("i32",) * 9 + ("tmap",)
+_PARAMS = ("ptr",) * 7 + ("i32",) * 9 + ("tmap", "tmap")
 SMEM_PER_SM = 233472  # H100/H200: 228 KB per SM, of which 1 KB is reserved per resident CTA
 
 
@@ -239,14 +239,20 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
         xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn))
     else:
         xmap = jit.NO_TENSOR_MAP
+    # A by TMA (the VNM_WG_TMA_A experiment): a box of 2*KS values x bm rows; 64B swizzle = the A image
+    amap = jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64) if _tma_a() else jit.NO_TENSOR_MAP
     _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct)).launch(
         grid, (tile.threads, 1, 1),
-        (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, xmap),
+        (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, xmap, amap),
         shared_mem=tile.smem_bytes,
     )
     if partial is not None:
         spmm_mma_sp.reduce_splits(partial, bias, y, sms)
     return y.view(*x.shape[:-1], r)
+
+
+def _tma_a() -> bool:
+    return str(DEFINES.get("VNM_WG_TMA_A", 0)) != "0"
 
 
 def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:

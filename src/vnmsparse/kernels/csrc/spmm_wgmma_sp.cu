@@ -43,6 +43,14 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
 }
 
+// A (values) by TMA (a compile-time knob for A/B runs, NOTES v14): one box {32 values, BM rows} of
+// the row-major [R, 2*Gp] values per stage, whose 64B swizzle is the A image below, counted on the
+// stage's full barrier; `amap` describes it. Off: 16-byte cp.async from the producer warpgroup,
+// the largest user of the LSU's shared-memory pipe in the TMA 2:4 kernel (ncu v13).
+#ifndef VNM_WG_TMA_A
+#define VNM_WG_TMA_A 0
+#endif
+
 // Stages of look-ahead for the gather's column words (a compile-time knob: -D for experiments).
 #ifndef VNM_WG_COLUMN_LOOKAHEAD
 #define VNM_WG_COLUMN_LOOKAHEAD 3
@@ -88,13 +96,15 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
     spmm_wgmma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                   const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                   float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
-                  int v, int steps_per_split, const __grid_constant__ TensorMap xmap) {
+                  int v, int steps_per_split, const __grid_constant__ TensorMap xmap,
+                  const __grid_constant__ TensorMap amap) {
   static_assert(!(TMA_X && HAS_COLS), "TMA_X loads X whole: only for m = 4 (no column offsets)");
 #if VNM_HAS_WGMMA
   using P = wg::Plan<BM, BN, STAGES>;
   using wg::KS;
   using wg::cp_async16_s;
   constexpr int NC = P::NC;
+  constexpr bool TMA_A = VNM_WG_TMA_A != 0, ANY_TMA = TMA_X || TMA_A;
   // Register budget per role: entry cap = 65536 / (NT * CTAS_PER_SM); the producer gives back,
   // the consumers take: 128*72 + 256*216 = 384*168 (BM = 128), 128*72 + 128*184 = 256*128
   // (BM = 64, two CTAs per SM). The row-wise gather spilled at 40 and 56. BM = 64, BN = 256
@@ -123,7 +133,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
       // every producer thread arrives after its copies landed (+ the TMA issuer's expect_tx)
-      mbar_init(&full[s], 128 + (TMA_X ? 1 : 0));
+      mbar_init(&full[s], 128 + (ANY_TMA ? 1 : 0));
       mbar_init(&empty[s], NC / 32);  // one arrival per consumer warp
     }
     mbar_init_fence();
@@ -171,12 +181,12 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
       const u32 wnew = column_word(step + LOOKAHEAD);
       const u32 wcur = wq[0];
       if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
-      if constexpr (TMA_X) {  // B: one box of X; the transaction count completes the phase
-        if (tid == 0) {
-          mbar_arrive_expect_tx(&full[s], P::B);
-          tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
-        }
-      } else {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
+      if (ANY_TMA && tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
+        mbar_arrive_expect_tx(&full[s], (TMA_X ? P::B : 0) + (TMA_A ? P::A : 0));
+        if (TMA_X) tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
+        if (TMA_A) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
+      }
+      if constexpr (!TMA_X) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
         const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
         const u32 base = b_lane + s * P::B;
 #pragma unroll
@@ -187,7 +197,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
           cp_async16_s(base + row * 128 + 16 * ((c & 7) ^ (row & 7)), ok ? xcol + static_cast<size_t>(k) * ldx : xt, ok);
         }
       }
-      {  // A: BM rows x 4 chunks; rows past R zero-filled
+      if constexpr (!TMA_A) {  // A: BM rows x 4 chunks; rows past R zero-filled
         const u32 dst = a_dst + s * P::A;
         const T* src = a_src + static_cast<size_t>(g0) * 2;
 #pragma unroll
