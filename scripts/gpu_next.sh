@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The first device call of the next session (NOTES.md, "Next GPU session"): GPU tests, the v14 A/B
-# (A by TMA in the wgmma.sp kernel), the v15 decode A/B (shared sm80 image) and memcheck.
+# (A by TMA in the wgmma.sp kernel), the v15 decode A/B (shared sm80 image), memcheck, and the
+# host cost of an eager sparse Linear call.
 # Leaves <= 8 files in $OUT. Usage: OUT=$OUT bash scripts/gpu_next.sh
 set -uo pipefail
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 VNM_CACHE_DIR=${VNM_CACHE_DIR:-/tmp/vnmcache}
@@ -13,4 +14,5 @@ timeout 120 python -m vnmsparse.cli bench spmm --out "$OUT" --quick --no-plot --
   --paths auto,mma_sp_decode,mma_sp_decode_shared --tag h200_v15d 2>&1 | tee "$OUT/bench.txt" | grep -E "^\| [0-9:]+ \| T"
 timeout 150 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 python scripts/sanitize_spmm.py \
   > "$OUT/memcheck.txt" 2>&1; echo "memcheck: exit $? $(tail -1 "$OUT/memcheck.txt")"
+python scripts/profile_host.py > "$OUT/host.txt" 2>&1; head -1 "$OUT/host.txt"
 ls "$OUT"

@@ -362,3 +362,16 @@ def test_tensor_map_validates_before_the_driver():
     with pytest.raises(ValueError, match="contiguous rows"):
         jit.tensor_map_2d(torch.zeros(8, 64).t(), (64, 8))
     assert len(jit.NO_TENSOR_MAP) == 128 and ctypes.sizeof(jit.PARAM_TYPES["tmap"]) == 128
+
+
+@needs_nvrtc
+def test_cluster_launch_config_is_built_once_per_launch_shape():
+    """The CUlaunchConfig of a cluster launch (grid, block, shared memory, stream, cluster) is
+    reused by every call with the same shape (building one costs a decode kernel's time), and a
+    cluster that does not divide the grid is a ValueError."""
+    a = jit._cached_launch_config((64, 1, 8), (128, 1, 1), 4096, 0, (1, 1, 8))
+    assert jit._cached_launch_config((64, 1, 8), (128, 1, 1), 4096, 0, (1, 1, 8)) is a
+    b = jit._cached_launch_config((64, 1, 8), (128, 1, 1), 4096, 7, (1, 1, 8))  # another stream
+    assert b is not a and int(b.hStream) == 7 and (a.gridDimZ, a.sharedMemBytes) == (8, 4096)
+    with pytest.raises(ValueError, match="must divide"):
+        jit.launch_config((64, 1, 6), (128, 1, 1), 0, 0, (1, 1, 4))
