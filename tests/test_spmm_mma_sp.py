@@ -209,9 +209,9 @@ def needs_sm90(fn):
 @pytest.mark.parametrize("v,m", [(16, 4), (16, 5), (32, 8), (64, 8), (128, 8), (64, 10), (128, 16), (64, 32),
                                  (128, 100), (64, 128)])
 def test_decode_kernel(v, m):
-    """The one-launch decode kernel (T <= 64, token tiles 8 / 16 / 32 / 64), on its own image and on
-    the shared sm80 one: ragged R and K, odd K (unaligned rows: the scalar slice loads), with and
-    without splits, bias, both dtypes; poisoned outputs, fp32 reference."""
+    """The one-launch decode kernel (T <= 64, token tiles 16 / 32 / 64): ragged R and K, odd K
+    (unaligned rows: the scalar slice loads), with and without splits, bias, both dtypes; poisoned
+    outputs, fp32 reference."""
     gen = torch.Generator().manual_seed(v * 7 + m)
     for i, (t, r, k) in enumerate(((1, 4 * v + 5, 1003), (7, 3 * v, 64 * m + 8), (16, 515, 2053), (3, 2048, 4096),
                                    (17, 2 * v + 3, 1000), (33, 700, 999), (64, 4096, 2048))):
@@ -222,8 +222,6 @@ def test_decode_kernel(v, m):
             continue
         check_case(lambda x, vw, b, out: K.spmm_sm90_decode(x, *K.layout_of(vw, True), b, r, k, v, m, out=out),
                    r, k, t, v, m, dtype, bias=i % 2 == 0, gen=gen, what="decode kernel")
-        check_case(lambda x, vw, b, out: K.spmm_sm80_decode(x, *K.layout_of(vw), b, r, k, v, m, out=out),
-                   r, k, t, v, m, dtype, bias=i % 2 == 1, gen=gen, what="decode kernel, shared sm80 image")
 
 
 @pytest.mark.gpu

@@ -21,8 +21,6 @@ ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT] = spmm_mma_sp.spmm_sm80
 ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_BULK] = spmm_mma_sp.spmm_sm90
 ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_DECODE] = spmm_mma_sp.spmm_sm90_decode
 ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_DECODE] = functools.partial(spmm_mma_sp.canonical_from_layout, bulk=True)
-ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_DECODE_SHARED] = spmm_mma_sp.spmm_sm80_decode
-ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_DECODE_SHARED] = spmm_mma_sp.canonical_from_layout
 ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT] = spmm_mma_sp.canonical_from_layout
 ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_BULK] = functools.partial(spmm_mma_sp.canonical_from_layout, bulk=True)
 ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.spmm_sm90a
@@ -110,19 +108,14 @@ def spmm_paths(device=None) -> dict:
             return ops.spmm_op(x, *spmm_mma_sp.layout_of(vw, True), bias, *vw.shape, vw.cfg.v, vw.cfg.m,
                                spmm_mma_sp.LAYOUT_DECODE)
 
-        def decode_shared(x, vw, bias=None):  # the same kernel on the shared sm80 image (v15)
-            return ops.spmm_op(x, *spmm_mma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m,
-                               spmm_mma_sp.LAYOUT_DECODE_SHARED)
-
         def decode_skip(tokens: int, vw) -> str | None:  # where it would run the bulk kernel instead
             steps = max(1, -(-vw.cfg.groups(vw.shape[1]) // spmm_mma_sp.KS))
             if spmm_mma_sp.decode_plan(device, tokens, vw.shape[0], steps, vw.cfg.v, vw.cfg.m) is None:
                 return "the decode kernel does not apply (T > 64, or an X slice that does not fit)"
             return None
 
-        decode.skip_reason = decode_shared.skip_reason = decode_skip
+        decode.skip_reason = decode_skip
         paths["mma_sp_decode"] = decode
-        paths["mma_sp_decode_shared"] = decode_shared
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device, bulk=True)[0]:
         paths["mma_sp_bulk"] = lambda x, vw, bias=None: ops.spmm_op(
             x, *spmm_mma_sp.layout_of(vw, True), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_BULK)

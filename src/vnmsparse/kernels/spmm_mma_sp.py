@@ -21,7 +21,6 @@ SOURCE = "spmm_mma_sp.cu"
 LAYOUT = "sm80"  # cp.async kernel, any GPU with Sparse Tensor Cores
 LAYOUT_BULK = "sm90"  # bulk-copy kernel, Hopper
 LAYOUT_DECODE = "sm90_decode"  # the sm90 tensors, run by the one-launch decode kernel where it applies
-LAYOUT_DECODE_SHARED = "sm80_decode"  # the sm80 tensors (no second image), the same kernel reading them by TMA
 KS = 16  # groups per pipeline stage; must match KS in the .cu
 _PAD_CODE_BYTE = 0x44  # two padding groups with code (0, 1): valid ordered metadata
 _IDENTITY_COLUMNS = 0x03020100
@@ -223,12 +222,6 @@ def spmm_sm90_decode(x, values, meta, cols, bias, out_features, in_features, v, 
     return _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, bulk=True, decode=True, **kw)
 
 
-def spmm_sm80_decode(x, values, meta, cols, bias, out_features, in_features, v, m, **kw):
-    """:func:`spmm_sm80` with the decode kernel reading the same "sm80" image (A by TMA) wherever
-    it applies (T <= 64, sm_90): no second copy of the weight."""
-    return _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, bulk=False, decode=True, **kw)
-
-
 def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk: bool,
           tile: TileConfig | None = None, splits: int | None = None, out: torch.Tensor | None = None,
           decode: bool = False):
@@ -239,10 +232,10 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     if done is not None:
         return done
     ntok = x2.shape[0]
-    if decode and tile is None and splits is None:
-        plan = decode_plan(x.device, ntok, r, values.shape[1] if bulk else values.shape[1] // KS, v, m)
-        if plan is not None and (bulk or values.data_ptr() % 16 == 0):  # TMA reads the sm80 values
-            _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, tiled=bulk)
+    if bulk and decode and tile is None and splits is None:
+        plan = decode_plan(x.device, ntok, r, values.shape[1], v, m)
+        if plan is not None:
+            _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan)
             return y.view(*x.shape[:-1], r)
     if tile is None and splits is None and not bulk and autotune.enabled():
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok)
@@ -296,9 +289,9 @@ def _decode_warp_tile(bm: int, bn: int) -> tuple[int, int]:
     return bm // warps_m, bn // warps_n
 
 
-def decode_name(dtype: torch.dtype, bm: int, bn: int, has_cols: bool, tiled: bool = True) -> str:
+def decode_name(dtype: torch.dtype, bm: int, bn: int, has_cols: bool) -> str:
     wm, wn = _decode_warp_tile(bm, bn)
-    return f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {wm}, {wn}, {_b(has_cols)}, {_b(tiled)}>"
+    return f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {wm}, {wn}, {_b(has_cols)}>"
 
 
 def decode_supported(device: torch.device) -> tuple[bool, str]:
@@ -318,8 +311,8 @@ def _decode_supported(index: int) -> tuple[bool, str]:
 
 def decode_smem_bytes(bm: int, bn: int, per: int, m: int) -> int:  # mirrors DecodePlan::bytes in the .cu
     a, codes = bm * 2 * KS * 2, bm * KS // 2
-    body = (per + per % 2) * a + per * (codes + KS * 4) + bn * (per * KS * m + 8) * 2
-    return 1024 + max(body, bm * bn * 4, bn * (bm + 8) * 2) + DECODE_MAX_STEPS * 8
+    body = per * (a + codes + KS * 4) + bn * (per * KS * m + 8) * 2
+    return max(body, bm * bn * 4, bn * (bm + 8) * 2) + DECODE_MAX_STEPS * 8
 
 
 def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, m: int):
@@ -357,19 +350,15 @@ def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int,
     return decode_plan(device, ntok, rows, steps, v, m) is not None
 
 
-def _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, tiled: bool) -> None:
-    """``tiled``: operands in the "sm90" layout (bulk copies); else the "sm80" one, A by TMA boxes
-    of two steps ({4*KS values, bm rows}, 128B swizzle: the kernel's !TILED image)."""
+def _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan) -> None:
     bm, bn, splits, per = plan
     xr = x2 if x2.stride(1) == 1 else x2.contiguous()
     wm, wn = _decode_warp_tile(bm, bn)
-    gp = values.shape[1] * KS if tiled else values.shape[1]
-    amap = jit.NO_TENSOR_MAP if tiled else jit.tensor_map_2d(values.view(r, -1), (4 * KS, bm), swizzle=128)
-    kernel = jit.get_kernel(SOURCE, decode_name(x2.dtype, bm, bn, cols is not None, tiled),
-                            params=("ptr",) * 6 + ("i32",) * 9 + ("tmap",))
+    kernel = jit.get_kernel(SOURCE, decode_name(x2.dtype, bm, bn, cols is not None), params=("ptr",) * 6 + ("i32",) * 9)
     kernel.launch(
         (-(-r // bm), 1, splits), ((bm // wm) * (bn // wn) * 32, 1, 1),
-        (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), gp, m, v, per, per * KS * m, amap),
+        (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
+         per * KS * m),
         shared_mem=decode_smem_bytes(bm, bn, per, m), cluster=(1, 1, splits) if splits > 1 else None,
     )
 
@@ -410,8 +399,7 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
 def name_expressions(dtype: torch.dtype) -> list[str]:
     """Every kernel of this file for one dtype (what the compile-everything test builds)."""
     names = [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in (False, True)]
-    names += [decode_name(dtype, bm, bn, c, tiled) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64)
-              for c in (True, False) for tiled in (True, False)]
+    names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64) for c in (True, False)]
     return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::splitk_reduce<{_CTYPE[dtype]}>"]
 
 

@@ -51,18 +51,11 @@ struct SmemPlan {
   static constexpr int BYTES = PIPE > EPI ? PIPE : EPI;
 };
 
-// A stage tile as every kernel but the shared-image decode one keeps it: rows of 2*KS values
-// (64 bytes), chunks in the 4-chunk swizzle.
-template <typename T>
-__device__ __forceinline__ auto stage_a(const T* a) {
-  return [a](int r, int c) { return a + r * 2 * KS + swizzle<4>(r, c) * 8; };
-}
-
-// One pipeline stage of math for one warp: 2 k-steps of mma.sp over its WM x WN tile. `a_addr(r,
-// c)` is the address of 16-byte chunk c (0..3) of the stage's A row r (2*KS compressed values);
-// `load_b(s, ni, bf)` supplies the B fragment of k-step s, n-tile ni (the layout below).
-template <typename T, int WM, int WN, typename AAddr, typename LoadB>
-__device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4], AAddr a_addr, const u8* me, int wm,
+// One pipeline stage of math for one warp: 2 k-steps of mma.sp over its WM x WN tile. A (compressed
+// values) rows are 2*KS values with the 4-chunk swizzle; `load_b(s, ni, bf)` supplies the B
+// fragment of k-step s, n-tile ni (the layout below).
+template <typename T, int WM, int WN, typename LoadB>
+__device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4], const T* a, const u8* me, int wm,
                                                 int lane, LoadB load_b) {
   constexpr int MT = WM / 16, NTILES = WN / 8;
   // Metadata of both k-steps at once: a row's 8 bytes per stage are its codes for 16 groups. Lane
@@ -84,7 +77,7 @@ __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4]
 #pragma unroll
     for (int mi = 0; mi < MT; ++mi) {
       const int r = wm * WM + mi * 16 + (lane & 15);
-      ldmatrix_x4(af[mi], a_addr(r, 2 * s + (lane >> 4)));
+      ldmatrix_x4(af[mi], a + r * 2 * KS + swizzle<4>(r, 2 * s + (lane >> 4)) * 8);
       ef[mi] = ew[mi][s];
     }
 #pragma unroll
@@ -105,7 +98,7 @@ __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4]
 template <typename T, int WM, int WN, typename BAddr>
 __device__ __forceinline__ void mma_stage_rows(float (&acc)[WM / 16][WN / 8][4], const T* a, const u8* me, int wm,
                                                int wn, int lane, BAddr b_addr) {
-  mma_stage_frags<T, WM, WN>(acc, stage_a(a), me, wm, lane, [&](int s, int ni, u32 (&bf)[4]) {
+  mma_stage_frags<T, WM, WN>(acc, a, me, wm, lane, [&](int s, int ni, u32 (&bf)[4]) {
     ldmatrix_x4_trans(bf, b_addr(32 * s + lane, (wn * WN + ni * 8) / 8));
   });
 }
@@ -320,18 +313,14 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 // stages, X transposed through registers) took 11-14 us at 4096^2, T = 1, 64:2:8, where the
 // weights' bytes need 3 us, and 54 us at T = 64, where the transpose waited on each load in turn.
 //
-// TILED: operands in the "sm90" layout (below: each (row tile, step) A tile and its codes
-// contiguous and pre-swizzled), so a CTA's whole share of the weight is one contiguous run: with
-// the sm80 layout read by one TMA box per step (64-byte pieces of 64 rows, 2 KB apart) the same
-// kernel streamed ~1 TB/s (v12). !TILED (v15, the "sm80" image the other kernels share, so no
-// second copy of the weight): A by TMA boxes of two steps ({64 values, BM rows}: 128-byte runs
-// per row, 128B swizzle, `amap`), codes by cp.async. Each CTA (row tile of BM rows, K range of
-// `per` steps) takes
-//   - A: TILED, one bulk copy per step (4 KB at BM = 64) and the codes of all its steps in one
-//     more, counted on the first step's barrier; !TILED, one TMA box per two steps, counted on
-//     the first one's barrier. All `per` steps resident, one mbarrier per step;
-//   - column words and X[t, c0 .. c0 + width) (row-major, zeros past K), and !TILED the codes:
-//     cp.async, one group, waited for once;
+// Operands in the "sm90" layout (below: each (row tile, step) A tile and its codes contiguous and
+// pre-swizzled), so a CTA's whole share of the weight is one contiguous run: with the sm80 layout
+// (64-byte pieces of 64 rows, 2 KB apart) the same kernel streamed ~1 TB/s (v12). Each CTA (row
+// tile of BM rows, K range of `per` steps) takes
+//   - A: one bulk copy per step (4 KB at BM = 64), all `per` steps resident, one mbarrier each;
+//     the codes of all its steps in one more, counted on the first step's barrier;
+//   - column words and X[t, c0 .. c0 + width) (row-major, zeros past K): cp.async, one group,
+//     waited for once;
 // then builds each B fragment from the row-major X slice with 16-bit shared loads at the gathered
 // columns (no transpose), and runs the steps as their A tiles land. Warps split the tokens before
 // the rows (WARPS_N = BN / 16 up to 4): each B fragment is built by one warp only. The K splits of one row tile
@@ -340,10 +329,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 // from all ranks' (distributed shared memory) in rank order: deterministic, as splitk_reduce.
 // Without splits (gridDim.z == 1) the usual epilogue runs.
 //
-// Shared memory (from a 1024-byte aligned base, for the 128B swizzle): A [even(per)][BM][2*KS]
-// (!TILED: [even(per) / 2][BM][4*KS], the 128B-swizzled boxes) | codes [per][BM][KS/2] | column
-// words [per][KS] | X slice [BN][width + 8] | mbarriers; the fp32 tile and the epilogue reuse the
-// base once the K loop is done (the barriers stay clear of them).
+// Shared memory: A [per][BM][2*KS] | codes [per][BM][KS/2] |
+// column words [per][KS] | X slice [BN][width + 8] | mbarriers; the fp32 tile and the epilogue
+// reuse the base once the K loop is done (the barriers stay clear of them).
 template <int BM, int BN>
 struct DecodePlan {
   static constexpr int A = BM * 2 * KS * 2;  // bytes of one step's A tile (one bulk copy)
@@ -351,29 +339,27 @@ struct DecodePlan {
   static constexpr int RED = BM * BN * 4;
   static constexpr int EPI = BN * (BM + 8) * 2;
   static constexpr int MAX_STEPS = 32;       // per <= this: one mbarrier each
-  __host__ __device__ static constexpr int codes(int per) { return (per + (per & 1)) * A; }
-  __host__ __device__ static constexpr int colw(int per) { return codes(per) + per * M; }
-  __host__ __device__ static constexpr int xs(int per) { return colw(per) + per * KS * 4; }
+  __host__ __device__ static constexpr int codes(int per) { return per * A; }
+  __host__ __device__ static constexpr int colw(int per) { return per * (A + M); }
+  __host__ __device__ static constexpr int xs(int per) { return per * (A + M + KS * 4); }
   __host__ __device__ static constexpr int bars(int per, int width) {
     const int body = xs(per) + BN * (width + 8) * 2;
     return body > RED ? (body > EPI ? body : EPI) : (RED > EPI ? RED : EPI);
   }
-  __host__ __device__ static constexpr int bytes(int per, int width) { return 1024 + bars(per, width) + MAX_STEPS * 8; }
+  __host__ __device__ static constexpr int bytes(int per, int width) { return bars(per, width) + MAX_STEPS * 8; }
 };
 
-template <typename T, int BM, int BN, int WM, int WN, bool HAS_COLS, bool TILED>
+template <typename T, int BM, int BN, int WM, int WN, bool HAS_COLS>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
-    spmm_mma_sp_decode(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
+    spmm_mma_sp_decode(const T* __restrict__ values_t, const u8* __restrict__ meta_t, const u32* __restrict__ cols,
                        const T* __restrict__ x, const T* __restrict__ bias, T* __restrict__ y, int R, int K, int ntok,
-                       int ldx, int Gp, int m, int v, int per, int width, const __grid_constant__ TensorMap amap) {
+                       int ldx, int Gp, int m, int v, int per, int width) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using Plan = DecodePlan<BM, BN>;
   constexpr int WARPS_N = BN / WN, NT = (BM / WM) * WARPS_N * 32, MT = WM / 16, NTILES = WN / 8;
   static_assert(BM % WM == 0 && WM % 16 == 0 && BN % WN == 0 && WN % 8 == 0, "bad tile");
 
-  extern __shared__ __align__(1024) unsigned char smem_raw[];
-  const u32 raw = smem_addr(smem_raw);
-  unsigned char* smem = smem_raw + (((raw + 1023u) & ~1023u) - raw);
+  extern __shared__ __align__(128) unsigned char smem[];
   u8* sM = smem + Plan::codes(per);
   u32* cw = reinterpret_cast<u32*>(smem + Plan::colw(per));
   T* xs = reinterpret_cast<T*>(smem + Plan::xs(per));
@@ -392,25 +378,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     mbar_init_fence();
   }
   __syncthreads();
-  if (TILED && tid == 0) {
+  if (tid == 0) {
     const size_t first = static_cast<size_t>(blockIdx.x) * total_steps + kbeg;  // (tile, step) index
     mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
-    bulk_copy(sM, meta + first * Plan::M, nsteps * Plan::M, &bars[0]);
+    bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
     for (int s = 0; s < nsteps; ++s) {
       if (s > 0) mbar_arrive_expect_tx(&bars[s], Plan::A);
-      bulk_copy(smem + s * Plan::A, values + (first + s) * (Plan::A / 2), Plan::A, &bars[s]);
-    }
-  }
-  if (!TILED) {
-    if (tid == 0)  // box b: steps 2b and 2b + 1 (past the tensor's end: zeros, still counted)
-      for (int s = 0; s < nsteps; s += 2) {
-        mbar_arrive_expect_tx(&bars[s], 2 * Plan::A);
-        tma_load_2d(smem_addr(smem + s * Plan::A), &amap, (kbeg + s) * 2 * KS, row0, &bars[s]);
-      }
-    for (int i = tid; i < nsteps * BM; i += NT) {  // rows past R repeat the last row: A is zero there
-      const int st = i / BM, r = i % BM;
-      cp_async8(sM + st * Plan::M + r * (KS / 2),
-                meta + static_cast<size_t>(min(row0 + r, R - 1)) * (Gp / 2) + (kbeg + st) * (KS / 2), true);
+      bulk_copy(smem + s * Plan::A, values_t + (first + s) * (Plan::A / 2), Plan::A, &bars[s]);
     }
   }
   if (HAS_COLS) {  // 16-byte aligned: Gp is a multiple of KS
@@ -453,14 +427,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
         for (int e = 0; e < 2; ++e) col[ks][j][e] = g * m + static_cast<int>((w >> (8 * (2 * (tig & 1) + e))) & 0xffu);
       }
-    mbar_wait(&bars[TILED ? s : s & ~1], 0);
-    // !TILED: step s is the (s & 1) half of box s / 2, whose 128-byte rows keep chunk c at c ^ (r & 7)
-    const T* a = reinterpret_cast<const T*>(smem + (TILED ? s : s & ~1) * Plan::A);
-    const int half = 4 * (s & 1);
-    auto a_addr = [&](int r, int c) {
-      return TILED ? a + r * 2 * KS + swizzle<4>(r, c) * 8 : a + r * 4 * KS + ((half + c) ^ (r & 7)) * 8;
-    };
-    mma_stage_frags<T, WM, WN>(acc, a_addr, sM + s * Plan::M, wm, lane, [&](int ks, int ni, u32 (&bf)[4]) {
+    mbar_wait(&bars[s], 0);
+    mma_stage_frags<T, WM, WN>(acc, reinterpret_cast<const T*>(smem + s * Plan::A), sM + s * Plan::M, wm, lane,
+                               [&](int ks, int ni, u32 (&bf)[4]) {
 #pragma unroll
                                  for (int j = 0; j < 4; ++j)
                                    bf[j] = static_cast<u32>(xrow[ni][col[ks][j][0]]) |
