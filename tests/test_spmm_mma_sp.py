@@ -120,8 +120,10 @@ def fake_sm90(monkeypatch):
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (9, 0))
     monkeypatch.setattr(K, "supported", lambda d, bulk=False: (True, ""))
     K._decode_supported.cache_clear()
+    K.decode_plan.cache_clear()
     yield
     K._decode_supported.cache_clear()
+    K.decode_plan.cache_clear()
 
 
 def test_decode_plan(monkeypatch, fake_sm90):
@@ -158,7 +160,8 @@ def test_decode_plan(monkeypatch, fake_sm90):
     assert not K.decode_preferred(dev, 1, 4096, 4096, 64, 8)
     monkeypatch.delenv("VNM_DECODE")
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda d=None: (8, 0))
-    K._decode_supported.cache_clear()  # the decode check is cached per device
+    K._decode_supported.cache_clear()  # the decode check and the plans are cached
+    K.decode_plan.cache_clear()
     assert K.decode_plan(dev, 1, 4096, 32, 64, 8) is None  # no clusters before sm_90
 
 

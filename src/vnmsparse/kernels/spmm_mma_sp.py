@@ -315,9 +315,11 @@ def decode_smem_bytes(bm: int, bn: int, per: int, m: int) -> int:  # mirrors Dec
     return max(body, bm * bn * 4, bn * (bm + 8) * 2) + DECODE_MAX_STEPS * 8
 
 
+@functools.lru_cache(maxsize=4096)
 def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, m: int):
     """(bm, bn, splits, steps per split) of the decode kernel, or None where it does not apply: more
-    than 64 tokens, no clusters (< sm_90), or a K range per CTA wider than its shared memory allows."""
+    than 64 tokens, no clusters (< sm_90), or a K range per CTA wider than its shared memory allows.
+    Cached: a decode call asks twice (the selector, then the launcher), each time ~2.4 us of Python."""
     if ntok > DECODE_MAX_TOKENS or device.type != "cuda" or not decode_supported(device)[0]:
         return None
     bn = next(b for b in (8, 16, 32, 64) if ntok <= b)
