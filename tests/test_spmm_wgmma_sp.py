@@ -300,6 +300,23 @@ def test_as_2_4_route_predicate(monkeypatch):
     assert not kernels._as_2_4(big, vw8, big.shape[0])
 
 
+def test_layout_for_every_token_count_is_the_shared_one(monkeypatch):
+    """With no x (what VNMLinear keeps for compiled graphs and autograd) the sm_90a selector gives
+    the shared image's layout, never a per-T one: not the decode kernel's image, which serves only
+    T <= 64, nor the as-2:4 one."""
+    import types
+
+    import vnmsparse.kernels as kernels
+
+    monkeypatch.setattr(kernels, "best_kernel", lambda index: 3)
+    monkeypatch.setattr(spmm_mma_sp, "decode_preferred", lambda *a: True)
+    monkeypatch.setattr(spmm_mma_sp, "layout_of", lambda vw, bulk=False: ("sm90 image" if bulk else "shared image",))
+    for pattern, want in (("64:2:8", spmm_mma_sp.LAYOUT), ("64:2:4", W.LAYOUT)):
+        vw = types.SimpleNamespace(device=torch.device("cuda", 0), dtype=torch.bfloat16,
+                                   cfg=vs.VNMConfig.parse(pattern), shape=(4096, 4096))
+        assert kernels._select(None, vw, None) == (want, ("shared image",)), pattern
+
+
 @pytest.mark.gpu
 @needs_sm90a
 def test_op_routes_by_pattern_and_tokens(monkeypatch):

@@ -166,9 +166,10 @@ class VNMLinear(nn.Module):
         vw = VNMWeight._trusted(values, positions, columns, (self.out_features, self.in_features), self.cfg)
         layout, operands = "canonical", (values, positions, columns)
         if values.device.type == "cuda":
-            # The compact kernel layout, built ahead of the first call (a decode-sized probe); the
-            # layout of each call is chosen per call (by token count) in forward, from the same cache.
-            layout, operands = ops.select_operands(values.new_empty((1, self.in_features)), vw)
+            # The compact kernel layout that serves every token count (compiled graphs and autograd
+            # keep it), built ahead of the first call; eager calls choose theirs by token count in
+            # forward, from the same cache.
+            layout, operands = ops.select_operands(None, vw)
         self._vw = vw
         self._kernel_layout = layout
         self._kernel_impl = ops.CUDA_LAYOUTS.get(layout) if values.device.type == "cuda" else None

@@ -132,10 +132,10 @@ def _canonical_operands(x: torch.Tensor, vw: VNMWeight):
 OPERAND_SELECTORS: list[Callable] = []
 
 
-def select_operands(x: torch.Tensor, weight: VNMWeight, bias: Optional[torch.Tensor] = None) -> tuple:
+def select_operands(x: Optional[torch.Tensor], weight: VNMWeight, bias: Optional[torch.Tensor] = None) -> tuple:
     """(layout, operands) for this call: the first kernel selector that takes (x, weight) — the
-    choice may depend on the token count — else the reference's canonical operands. Layouts are
-    built once and cached on the weight."""
+    choice may depend on the token count; x None asks for a layout that serves every x — else the
+    reference's canonical operands. Layouts are built once and cached on the weight."""
     for select in OPERAND_SELECTORS:
         chosen = select(x, weight, bias)
         if chosen is not None:

@@ -74,12 +74,17 @@ def _as_2_4(x, vw, tokens: int) -> bool:
 
 
 def _select(x, vw, bias):
-    if x.device.type != "cuda" or vw.dtype not in KERNEL_DTYPES or x.dtype != vw.dtype or vw.cfg.m > 256:
+    """(layout, operands) for x, or with x None the layout that serves every token count (what
+    VNMLinear keeps for compiled graphs and autograd): the shared image, never a per-T one."""
+    device, dtype = (vw.device, vw.dtype) if x is None else (x.device, x.dtype)
+    if device.type != "cuda" or vw.dtype not in KERNEL_DTYPES or dtype != vw.dtype or vw.cfg.m > 256:
         return None  # the kernels keep column offsets in bytes: m <= 256
-    kind = best_kernel(x.device.index if x.device.index is not None else torch.cuda.current_device())
+    kind = best_kernel(device.index if device.index is not None else torch.cuda.current_device())
     if kind == 0:
         return None
-    if kind == 3:
+    if kind == 3 and x is None and vw.cfg.m == 4:
+        return spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.layout_of(vw)
+    if kind == 3 and x is not None:
         tokens = x.numel() // max(1, x.shape[-1])
         if _as_2_4(x, vw, tokens):
             return spmm_wgmma_sp.LAYOUT_AS_2_4, spmm_wgmma_sp.layout_as_2_4(vw)
@@ -109,7 +114,7 @@ def spmm_paths(device=None) -> dict:
                                spmm_mma_sp.LAYOUT_DECODE)
 
         def decode_skip(tokens: int, vw) -> str | None:  # where it would run the bulk kernel instead
-            steps = max(1, -(-vw.cfg.groups(vw.shape[1]) // spmm_mma_sp.KS))
+            steps = spmm_mma_sp.layout_steps(vw.shape[1], vw.cfg.m)
             if spmm_mma_sp.decode_plan(device, tokens, vw.shape[0], steps, vw.cfg.v, vw.cfg.m) is None:
                 return "the decode kernel does not apply (T > 64, or an X slice that does not fit)"
             return None
@@ -139,9 +144,8 @@ def available_paths() -> list[tuple[str, bool, str]]:
         ok_dev, why_dev = spmm_mma_sp.supported(dev)
         arch = "".join(map(str, torch.cuda.get_device_capability(i)))
         rows.append((f"mma.sp kernel, cp.async (sm_80+) on {dev} (sm_{arch})", ok_dev, why_dev))
-        default = (f"the default for V:2:M, M > 4, at T <= {spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS}"
-                   if spmm_mma_sp.DECODE_BY_DEFAULT else "opt-in")
-        rows.append((f"mma.sp one-launch decode kernel (T <= {spmm_mma_sp.DECODE_MAX_TOKENS}, clusters; {default}; "
+        rows.append((f"mma.sp one-launch decode kernel (T <= {spmm_mma_sp.DECODE_MAX_TOKENS}, clusters; the default "
+                     f"for V:2:M, M > 4, at T <= {spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS} unless VNM_DECODE=0; "
                      f"the mma_sp_decode path) on {dev}",
                      *spmm_mma_sp.decode_supported(dev)))
         ok_bulk, why_bulk = spmm_mma_sp.supported(dev, bulk=True)

@@ -264,20 +264,19 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
 
 # ---------------------------------------------------------------------------------------------
 # decode (T <= 64, sm_90): one launch per call (spmm_mma_sp_decode in the .cu): every load of a
-# CTA issued up front (A by TMA, X slice, codes and column words by cp.async), the K splits of a
-# row tile reduced over a thread-block cluster.
+# CTA issued up front (A and codes by bulk copies from the "sm90" image; X slice and column words
+# by cp.async), the K splits of a row tile reduced over a thread-block cluster.
 
 DECODE_MAX_TOKENS = 64  # the widest token tile (8, 16, 32 or 64 by T)
 DECODE_MAX_SPLITS = 8  # the portable cluster size
 DECODE_MAX_STEPS = 32  # steps per CTA, all resident (DecodePlan::MAX_STEPS)
 DECODE_MAX_SLICE_BYTES = 96 * 1024  # a CTA's X slice: bn x (width + 8) x 2 bytes
 DECODE_MAX_SMEM = 227 * 1024
-# Where vnmsparse.spmm runs it on sm_90 (kernels._select, decode_preferred): up to this many
-# tokens. v13 quick grid (H200, geomean over 4 shapes, speed-up over cuBLAS, decode kernel vs the
+# Where vnmsparse.spmm runs it on sm_90 (kernels._select, decode_preferred; VNM_DECODE=0 turns
+# it off): up to this many tokens. v13 quick grid (H200, geomean over 4 shapes, speed-up over cuBLAS, decode kernel vs the
 # three-launch cp.async path): T = 1 64:2:8 1.61 vs 1.18, 128:2:32 3.54 vs 2.17; T = 16 about
 # even (1.05-2.27 vs 1.17-3.04); T >= 32 slower: every CTA reads its whole X slice, T x m / (2 BM)
 # times the weight bytes it streams. The "mma_sp_decode" path runs it at any T <= 64.
-DECODE_BY_DEFAULT = True
 DECODE_DEFAULT_MAX_TOKENS = 8
 
 
@@ -338,18 +337,22 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     return bm, bn, -(-steps // per), per
 
 
+def layout_steps(k: int, m: int) -> int:
+    """Pipeline steps of a K-column weight in the kernel layouts (groups padded to KS, as build_layout)."""
+    return max(1, -(-(-(-k // m)) // KS))
+
+
 def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int, m: int) -> bool:
-    """Whether vnmsparse.spmm runs the decode kernel (sm_90): DECODE_BY_DEFAULT, at most
-    DECODE_DEFAULT_MAX_TOKENS tokens, an X slice per CTA at most twice the weight bytes it meets
-    (T x m <= 4 x BM), and a plan (no fallback to the slower bulk kernel). VNM_DECODE=0 turns the
-    route off: the kernel reads its own weight image (the "sm90" layout, the compact bytes once
-    more), which a model that also runs prefill holds beside the sm80 one."""
-    if not DECODE_BY_DEFAULT or ntok > DECODE_DEFAULT_MAX_TOKENS or ntok * m > 4 * row_tile(v):
+    """Whether vnmsparse.spmm runs the decode kernel (sm_90): 1 to DECODE_DEFAULT_MAX_TOKENS
+    tokens, an X slice per CTA at most twice the weight bytes it meets (T x m <= 4 x BM), and a plan
+    (no fallback to the slower bulk kernel). VNM_DECODE=0 turns the route off: the kernel reads its
+    own weight image (the "sm90" layout, the compact bytes once more), which a model that also runs
+    prefill holds beside the sm80 one."""
+    if not 1 <= ntok <= DECODE_DEFAULT_MAX_TOKENS or ntok * m > 4 * row_tile(v):
         return False
     if os.environ.get("VNM_DECODE", "1").strip() == "0":
         return False
-    steps = max(1, -(-(-(-k // m)) // KS))  # padded groups / KS, as build_layout
-    return decode_plan(device, ntok, rows, steps, v, m) is not None
+    return decode_plan(device, ntok, rows, layout_steps(k, m), v, m) is not None
 
 
 def _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan) -> None:

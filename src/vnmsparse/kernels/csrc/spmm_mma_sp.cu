@@ -92,24 +92,14 @@ __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4]
 
 // B fragment layout: register j of k-step s, n-tile ni holds, for lane (gid = lane / 4, tig =
 // lane % 4), logical k-rows 32 s + 8 j + 2 tig + {0, 1} of token 8 ni + gid, the lower k in the
-// low half. mma_stage_rows loads it with ldmatrix.trans from `b_addr(kr, c)`: the address of
-// 16-byte chunk c (8 tokens) of the stage's logical k-row kr (0..KROWS-1), each lane giving its own
-// row, so B may be a staged tile or rows gathered in place.
-template <typename T, int WM, int WN, typename BAddr>
-__device__ __forceinline__ void mma_stage_rows(float (&acc)[WM / 16][WN / 8][4], const T* a, const u8* me, int wm,
-                                               int wn, int lane, BAddr b_addr) {
-  mma_stage_frags<T, WM, WN>(acc, a, me, wm, lane, [&](int s, int ni, u32 (&bf)[4]) {
-    ldmatrix_x4_trans(bf, b_addr(32 * s + lane, (wn * WN + ni * 8) / 8));
-  });
-}
-
-// mma_stage_rows on a staged B tile: rows BPITCH elements apart, chunk-swizzled when BSWIZZLE
-// (cp.async path) or padded (bulk-copy path).
+// low half. mma_stage loads it with ldmatrix.trans from a staged B tile: rows BPITCH elements
+// apart, chunk-swizzled when BSWIZZLE (cp.async path) or padded (bulk-copy path).
 template <typename T, int WM, int WN, int BN, int BPITCH, bool BSWIZZLE>
 __device__ __forceinline__ void mma_stage(float (&acc)[WM / 16][WN / 8][4], const T* a, const T* b, const u8* me,
                                           int wm, int wn, int lane) {
-  mma_stage_rows<T, WM, WN>(acc, a, me, wm, wn, lane, [&](int kr, int c) {
-    return b + kr * BPITCH + (BSWIZZLE ? swizzle<BN / 8>(kr, c) : c) * 8;
+  mma_stage_frags<T, WM, WN>(acc, a, me, wm, lane, [&](int s, int ni, u32 (&bf)[4]) {
+    const int kr = 32 * s + lane, c = (wn * WN + ni * 8) / 8;
+    ldmatrix_x4_trans(bf, b + kr * BPITCH + (BSWIZZLE ? swizzle<BN / 8>(kr, c) : c) * 8);
   });
 }
 
