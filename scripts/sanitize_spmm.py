@@ -11,6 +11,7 @@ from vnmsparse.kernels import spmm_wgmma_sp as W
 CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (200, 1003, 7, "64:2:8", torch.bfloat16, True, None),
     (130, 520, 100, "2:4", torch.float16, False, None),
+    (333, 1000, 300, "2:4", torch.bfloat16, True, None),  # wgmma, X by TMA: 3 row tiles, clusters of 2
     (515, 2053, 9, "64:2:8", torch.float16, True, 3),
     (260, 4100, 300, "128:2:32", torch.bfloat16, True, None),
     (48, 333, 1, "16:2:5", torch.bfloat16, False, None),

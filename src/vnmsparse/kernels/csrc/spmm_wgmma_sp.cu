@@ -48,7 +48,21 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 // stage's full barrier; `amap` describes it. Off: 16-byte cp.async from the producer warpgroup,
 // the largest user of the LSU's shared-memory pipe in the TMA 2:4 kernel (ncu v13).
 #ifndef VNM_WG_TMA_A
-#define VNM_WG_TMA_A 0
+#define VNM_WG_TMA_A 1
+#endif
+
+// Experiment knobs that leave one side of the pipeline out (results are wrong; times are the
+// other side's rate): VNM_WG_SKIP_B=1 copies no B (the consumers run on whatever the ring holds),
+// VNM_WG_SKIP_MMA=1 issues no wgmma (the consumers only wait and release stages).
+#ifndef VNM_WG_SKIP_B
+#define VNM_WG_SKIP_B 0
+#endif
+#ifndef VNM_WG_SKIP_MMA
+#define VNM_WG_SKIP_MMA 0
+#endif
+// Registers of the producer warpgroup after setmaxnreg (the consumers get the rest).
+#ifndef VNM_WG_PRODUCER_REGS
+#define VNM_WG_PRODUCER_REGS 72
 #endif
 
 // Stages of look-ahead for the gather's column words (a compile-time knob: -D for experiments).
@@ -106,13 +120,14 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
   constexpr int NC = P::NC;
   constexpr bool TMA_A = VNM_WG_TMA_A != 0, ANY_TMA = TMA_X || TMA_A;
   // Register budget per role: entry cap = 65536 / (NT * CTAS_PER_SM); the producer gives back,
-  // the consumers take: 128*72 + 256*216 = 384*168 (BM = 128), 128*72 + 128*184 = 256*128
-  // (BM = 64, two CTAs per SM). The row-wise gather spilled at 40 and 56. BM = 64, BN = 256
+  // the consumers take: 128*88 + 256*208 = 384*168 (BM = 128), 128*88 + 128*168 = 256*128
+  // (BM = 64, two CTAs per SM). The row-wise gather spilled at 40 and 56, the producer loop
+  // unrolled by the column look-ahead (v15) at 72 with 8 stages. BM = 64, BN = 256
   // (one CTA of 256 threads per SM) needs no reallocation: its entry count already covers the
   // consumer (ptxas reports it), so only the producer shrinks (an .inc to at most the current
   // count would be ill-formed).
-  constexpr int PRODUCER_REGS = 72;
-  constexpr int CONSUMER_REGS = BM == 128 ? 216 : P::CTAS_PER_SM == 2 ? 184 : 0;
+  constexpr int PRODUCER_REGS = VNM_WG_PRODUCER_REGS;
+  constexpr int CONSUMER_REGS = BM == 128 ? ((3 * 168 - PRODUCER_REGS) / 2) & ~7 : P::CTAS_PER_SM == 2 ? 256 - PRODUCER_REGS : 0;
 
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const u32 raw = smem_addr(smem_raw);
@@ -130,15 +145,21 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
   const int nsteps = kend - kbeg;
 
+  // TMA_X launched as clusters of two row tiles (the host's choice): both CTAs need the same X
+  // box, so each loads half of it for both (multicast) and a stage is refilled only once the
+  // consumers of both CTAs released it.
+  const int ncta = (TMA_X && !SPLIT) ? static_cast<int>(cluster_size()) : 1;
+  const int crank = ncta > 1 ? static_cast<int>(cluster_rank()) : 0;
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
       // every producer thread arrives after its copies landed (+ the TMA issuer's expect_tx)
       mbar_init(&full[s], 128 + (ANY_TMA ? 1 : 0));
-      mbar_init(&empty[s], NC / 32);  // one arrival per consumer warp
+      mbar_init(&empty[s], ncta * NC / 32);  // one arrival per consumer warp of each CTA
     }
     mbar_init_fence();
   }
-  __syncthreads();
+  if (ncta > 1) cluster_sync();  // the peer's barriers are initialised before any remote use
+  else __syncthreads();
 
   if (tid < 128) {
     // ------------------------------------------------------------------ producer warpgroup
@@ -169,52 +190,60 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
     const size_t a_step = static_cast<size_t>(32) * Gp * 2;  // 32 rows
     // Column words run LOOKAHEAD stages ahead: with one stage of look-ahead the producer was a
     // chain of dependent L2 loads (word -> row addresses -> copies -> next word), one stage per L2
-    // round trip, and fell behind the math whenever the ring had room (NOTES v7). wq[0] is the
-    // current stage's word; the fully unrolled shifts keep the queue in registers.
+    // round trip (NOTES v7). The queue must not be shifted through registers either: a move of a
+    // word whose load is still in flight waits for it (SASS of v8-v14: IMAD.MOV of the previous
+    // stage's LDG at the loop head, a full L2 latency per stage, so look-ahead 3 changed nothing).
+    // So the loop is unrolled LOOKAHEAD times and slot q is read, then reloaded, in place.
     constexpr int LOOKAHEAD = VNM_WG_COLUMN_LOOKAHEAD;
     static_assert(LOOKAHEAD >= 1 && LOOKAHEAD <= 8, "column-word look-ahead of 1..8 stages");
     u32 wq[LOOKAHEAD];
 #pragma unroll
     for (int i = 0; i < LOOKAHEAD; ++i) wq[i] = column_word(kbeg + i);
-    for (int it = 0; it < nsteps; ++it) {
-      const int step = kbeg + it, s = it % STAGES, g0 = step * KS;
-      const u32 wnew = column_word(step + LOOKAHEAD);
-      const u32 wcur = wq[0];
-      if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
-      if (ANY_TMA && tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
-        mbar_arrive_expect_tx(&full[s], (TMA_X ? P::B : 0) + (TMA_A ? P::A : 0));
-        if (TMA_X) tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
-        if (TMA_A) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
-      }
-      if constexpr (!TMA_X) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
-        const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
-        const u32 base = b_lane + s * P::B;
+#pragma unroll 1
+    for (int it0 = 0; it0 < nsteps; it0 += LOOKAHEAD) {
 #pragma unroll
-        for (int i = 0; i < RPW / RPI; ++i) {
-          const int row = i * RPI + rsub;  // stage row 16w + row; (16w + row) & 7 == row & 7
-          const int k = __shfl_sync(0xffffffffu, kmine, row);
-          const bool ok = ok_t && k < K;
-          cp_async16_s(base + row * 128 + 16 * ((c & 7) ^ (row & 7)), ok ? xcol + static_cast<size_t>(k) * ldx : xt, ok);
+      for (int q = 0; q < LOOKAHEAD; ++q) {
+        const int it = it0 + q;
+        if (it >= nsteps) break;
+        const int step = kbeg + it, s = it % STAGES, g0 = step * KS;
+        const u32 wcur = wq[q];
+        if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
+        if (ANY_TMA && tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
+          mbar_arrive_expect_tx(&full[s], (TMA_X ? P::B : 0) + (TMA_A ? P::A : 0));
+          if (TMA_X && ncta == 1) tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
+          if (TMA_X && ncta > 1)  // this rank's half of the tokens, into both CTAs
+            tma_load_2d_multicast(smem_addr(sB) + s * P::B + crank * (P::B / 2), &xmap, step * wg::KROWS,
+                                  tok0 + crank * (BN / 2), &full[s], 0x3);
+          if (TMA_A) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
         }
-      }
-      if constexpr (!TMA_A) {  // A: BM rows x 4 chunks; rows past R zero-filled
-        const u32 dst = a_dst + s * P::A;
-        const T* src = a_src + static_cast<size_t>(g0) * 2;
+        if constexpr (!TMA_X && !VNM_WG_SKIP_B) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
+          const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
+          const u32 base = b_lane + s * P::B;
 #pragma unroll
-        for (int j = 0; j < BM / 32; ++j) {
-          const bool ok = row0 + r0 + 32 * j < R;
-          cp_async16_s(dst + j * 32 * 64, ok ? src + j * a_step : values, ok);
+          for (int i = 0; i < RPW / RPI; ++i) {
+            const int row = i * RPI + rsub;  // stage row 16w + row; (16w + row) & 7 == row & 7
+            const int k = __shfl_sync(0xffffffffu, kmine, row);
+            const bool ok = ok_t && k < K;
+            cp_async16_s(base + row * 128 + 16 * ((c & 7) ^ (row & 7)), ok ? xcol + static_cast<size_t>(k) * ldx : xt, ok);
+          }
         }
-      }
-      // Codes: 8 bytes per row. Rows past R reuse row R-1's (valid) codes; their values are zero.
-      if (tid < BM) {
-        const int grow = min(row0 + tid, R - 1);
-        cp_async8(sM + s * P::M + tid * 8, meta + static_cast<size_t>(grow) * (Gp / 2) + g0 / 2, true);
-      }
-      cp_async_mbar_arrive_noinc(&full[s]);
+        if constexpr (!TMA_A) {  // A: BM rows x 4 chunks; rows past R zero-filled
+          const u32 dst = a_dst + s * P::A;
+          const T* src = a_src + static_cast<size_t>(g0) * 2;
 #pragma unroll
-      for (int i = 0; i + 1 < LOOKAHEAD; ++i) wq[i] = wq[i + 1];
-      wq[LOOKAHEAD - 1] = wnew;
+          for (int j = 0; j < BM / 32; ++j) {
+            const bool ok = row0 + r0 + 32 * j < R;
+            cp_async16_s(dst + j * 32 * 64, ok ? src + j * a_step : values, ok);
+          }
+        }
+        // Codes: 8 bytes per row. Rows past R reuse row R-1's (valid) codes; their values are zero.
+        if (tid < BM) {
+          const int grow = min(row0 + tid, R - 1);
+          cp_async8(sM + s * P::M + tid * 8, meta + static_cast<size_t>(grow) * (Gp / 2) + g0 / 2, true);
+        }
+        cp_async_mbar_arrive_noinc(&full[s]);
+        wq[q] = column_word(step + LOOKAHEAD);
+      }
     }
     cp_async_wait<0>();  // the async arrivals above must not outlive the thread
   } else {
@@ -256,14 +285,19 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
       const u64 b_desc = b_desc0 + static_cast<u64>((s * P::B) >> 4);
       wgmma_fence_operand(acc);
       wgmma_fence();
-      WgmmaSp<T, BN>::template ss<0, B_MN>(acc, a_desc, b_desc, e0, 1);
-      WgmmaSp<T, BN>::template ss<0, B_MN>(acc, a_desc + (32 >> 4), b_desc + (B_KSTEP >> 4), e1, 1);
+      if constexpr (!VNM_WG_SKIP_MMA) {
+        WgmmaSp<T, BN>::template ss<0, B_MN>(acc, a_desc, b_desc, e0, 1);
+        WgmmaSp<T, BN>::template ss<0, B_MN>(acc, a_desc + (32 >> 4), b_desc + (B_KSTEP >> 4), e1, 1);
+      }
       wgmma_commit();
       wgmma_wait<1>();  // the previous stage's group has retired: its buffers are free
       asm volatile("" : "+r"(o0), "+r"(o1));  // ... and so are the words it read
       if (it > 0) {
         __syncwarp();
-        if (lane == 0) mbar_arrive(&empty[(it - 1) % STAGES]);
+        if (lane == 0) {
+          mbar_arrive(&empty[(it - 1) % STAGES]);
+          if (ncta > 1) mbar_arrive_remote(cluster_map(&empty[(it - 1) % STAGES], crank ^ 1));
+        }
       }
     };
     int it = 0;
@@ -320,6 +354,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
       }
     }
   }
+  if (ncta > 1) cluster_sync();  // no CTA exits while its peer may still arrive on its barriers
 #endif
 }
 
