@@ -1,7 +1,7 @@
 """A/B of the wgmma.sp kernel's compile-time knobs on a few shapes (GPU; one call, a short table).
 
   python scripts/ab_wgmma.py VNM_WG_COLUMN_LOOKAHEAD=1,3,6 [--shapes 4096x4096x8192:128:2:8,...]
-  python scripts/ab_wgmma.py MULTICAST_X=0,1 --shapes 4096x4096x8192:2:4   (a module switch)
+  python scripts/ab_wgmma.py TMA_X_BY_DEFAULT=0,1 --define VNM_WG_SKIP_B=1 --shapes 4096x4096x8192:2:4
 
 Each value is compiled as its own module (spmm_wgmma_sp.DEFINES), checked against fp32, and timed
 as a CUDA graph of back-to-back calls over 3 rotating (x, weight) sets (median of 20 replays).
@@ -59,6 +59,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("knob", help="MACRO=v1,v2,...")
     ap.add_argument("--shapes", default=DEFAULT_SHAPES, help="RxKxT:V:2:M, comma-separated")
+    ap.add_argument("--define", action="append", default=[], help="MACRO=v held fixed in every run")
     args = ap.parse_args()
     macro, values = args.knob.split("=")
     gen = torch.Generator(device="cuda").manual_seed(0)
@@ -66,10 +67,12 @@ def main():
     print(f"{'shape':32s} " + " ".join(f"{macro}={v:>4s}" for v in values.split(",")))
     rows = {s: [] for s, *_ in cases}
     for value in values.split(","):
-        if hasattr(W, macro):  # a host-side switch of the module (e.g. MULTICAST_X=0,1)
+        fixed = dict(d.split("=") for d in args.define)
+        if hasattr(W, macro):  # a host-side switch of the module (e.g. TMA_X_BY_DEFAULT=0,1)
             setattr(W, macro, value == "1")
+            W.DEFINES = fixed
         else:
-            W.DEFINES = {macro: value}
+            W.DEFINES = {**fixed, macro: value}
         for spec, r, k, t, cfg, sets in cases:
             x, w, _ = sets[0]
             ref = x.float() @ w.float().t()

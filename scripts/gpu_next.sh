@@ -6,10 +6,11 @@ set -uo pipefail
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 VNM_CACHE_DIR=${VNM_CACHE_DIR:-/tmp/vnmcache}
 OUT=${OUT:-/tmp/vnm_out}; mkdir -p "$OUT"
 timeout 200 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_wgmma_sp.py 2>&1 | tee "$OUT/gpu_tests.txt" | grep -E "^FAILED|^E  |passed|failed" | head -20
-G=4096x4096x8192:2:4,11008x4096x4096:2:4,4096x11008x8192:2:4,1000x1003x300:2:4,4096x4096x8192:128:2:8
-timeout 120 python scripts/ab_wgmma.py MULTICAST_X=0,1 --shapes $G 2>&1 | tee -a "$OUT/ab.txt" | tail -6
-for tool in memcheck synccheck; do
-  timeout 150 compute-sanitizer --tool $tool python scripts/sanitize_spmm.py > "$OUT/$tool.txt" 2>&1
-  echo "$tool: $(grep -E 'ERROR SUMMARY|worst' "$OUT/$tool.txt" | tr '\n' ' ')"
-done
+S=4096x4096x8192:2:4,11008x4096x4096:2:4
+# B MN-major (X^T by cp.async) vs K-major (X by TMA), with and without the B copies
+timeout 120 python scripts/ab_wgmma.py TMA_X_BY_DEFAULT=0,1 --shapes $S 2>&1 | tee -a "$OUT/ab.txt" | tail -3
+timeout 120 python scripts/ab_wgmma.py TMA_X_BY_DEFAULT=0,1 --define VNM_WG_SKIP_B=1 --shapes $S 2>&1 | tee -a "$OUT/ab.txt" | tail -3
+timeout 300 python -m vnmsparse.cli bench spmm --out "$OUT" --quick --no-plot --tokens 1,4,8,16,64,2048,4096,8192 \
+  --paths auto,mma_sp,mma_sp_decode,wgmma_sp,cslt --tag h200_v15q > "$OUT/bench_log.txt" 2>&1
+grep -A 20 "^## Geometric" "$OUT"/spmm_h200_v15q.md | head -24
 ls "$OUT"

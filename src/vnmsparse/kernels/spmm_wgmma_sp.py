@@ -187,9 +187,6 @@ def _kernel(name: str):
 # the H200 quick grid it doubled the 2:4 speed-up at T >= 2048, 0.54x -> 1.09x, and beat the
 # gathered and mma.sp paths at every T). False restores the gathered X^T path (for A/B runs).
 TMA_X_BY_DEFAULT = True
-# With X by TMA, two row tiles run as a cluster and multicast the X box (half the X bytes from L2
-# per CTA; the v15 A/B showed the kernel bound by its loads: no wgmma at all took 83% of the time).
-MULTICAST_X = True
 
 
 def x_direct(x2: torch.Tensor, has_cols: bool) -> bool:
@@ -237,29 +234,18 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     per_split = -(-steps // splits)
     splits = -(-steps // per_split)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
-    row_tiles = -(-r // tile.bm)
-    # Pairs of row tiles share the X box (each CTA loads half of it for both; an odd count gets
-    # one idle CTA whose rows are all past R).
-    pair = direct and splits == 1 and row_tiles > 1 and MULTICAST_X
-    grid = (row_tiles + (row_tiles & 1 if pair else 0), -(-ntok // tile.bn), splits)
-    if direct:
-        xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn // 2 if pair else tile.bn))
-    else:
-        xmap = jit.NO_TENSOR_MAP
-    # A by TMA (the VNM_WG_TMA_A experiment): a box of 2*KS values x bm rows; 64B swizzle = the A image
-    amap = jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64) if _tma_a() else jit.NO_TENSOR_MAP
+    grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
+    xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn)) if direct else jit.NO_TENSOR_MAP
+    # A by TMA: a box of 2*KS values x bm rows per stage, whose 64B swizzle is the kernel's A image
+    amap = jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64)
     _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct)).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, xmap, amap),
-        shared_mem=tile.smem_bytes, cluster=(2, 1, 1) if pair else None,
+        shared_mem=tile.smem_bytes,
     )
     if partial is not None:
         spmm_mma_sp.reduce_splits(partial, bias, y, sms)
     return y.view(*x.shape[:-1], r)
-
-
-def _tma_a() -> bool:
-    return str(DEFINES.get("VNM_WG_TMA_A", 1)) != "0"
 
 
 def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:

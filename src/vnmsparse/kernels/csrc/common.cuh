@@ -103,11 +103,6 @@ __device__ __forceinline__ u32 cluster_rank() {
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
-__device__ __forceinline__ u32 cluster_size() {
-  u32 n;
-  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(n));
-  return n;
-}
 constexpr int MAX_CLUSTER = 8;  // the portable cluster size
 __device__ __forceinline__ u32 cluster_map(const void* p, int rank) {
   u32 remote;
@@ -129,22 +124,6 @@ __device__ __forceinline__ void tma_load_2d(u32 dst, const TensorMap* map, int c
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
       "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(smem_addr(bar))
       : "memory");
-}
-// The same box written to the same shared-memory offset of every CTA in `cta_mask` (one bit per
-// cluster rank), each copy counted on the mbarrier at `bar`'s offset in its own CTA.
-__device__ __forceinline__ void tma_load_2d_multicast(u32 dst, const TensorMap* map, int c0, int c1, u64* bar,
-                                                      unsigned short cta_mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
-      "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(smem_addr(bar)), "h"(cta_mask)
-      : "memory");
-}
-// Arrive on an mbarrier of another CTA of the cluster (`remote`: from cluster_map). Default
-// (.release.cta) semantics, as CUTLASS's ClusterBarrier: .cluster scope costs a GPU-wide fence
-// (MEMBAR.ALL.GPU in the SASS) per arrival, and a consumer's release only orders its own
-// completed reads (wgmma.wait_group) before the peer's next TMA write.
-__device__ __forceinline__ void mbar_arrive_remote(u32 remote) {
-  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
 }
 // bytes (a multiple of 16, 16-byte aligned both sides) from global to this CTA's shared memory,
 // counted on the mbarrier's transaction count when they land.

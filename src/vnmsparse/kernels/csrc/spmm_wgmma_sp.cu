@@ -20,14 +20,17 @@
 //      step ks at +64 B.
 //   A  the stored values, K-major, 64B swizzle: row r's 32 values (64 B) at r*64, 16-byte chunk c
 //      at chunk c ^ ((r >> 1) & 3) (= swizzle<4> of common.cuh); SBO = 512. Consumer c's m64
-//      sub-tile starts c*4096 B in, k32 step ks 32 B in. 1024-byte aligned.
+//      sub-tile starts c*4096 B in, k32 step ks 32 B in. 1024-byte aligned. This is what one
+//      TMA box {32 values, BM rows} of the row-major [R, 2*Gp] values lands as with the 64B
+//      swizzle (`amap`; rows past R zero-filled), so A comes by TMA (v14: 7-20% faster than
+//      16-byte cp.async from the producer, which filled the LSU's shared-memory pipe).
 //   M  the stage's codes, 8 bytes per row (row r at r*8): bytes 4ks..4ks+3 are the codes of
 //      groups 8ks..8ks+7; the metadata word is one byte permute of rows gid and gid + 8.
 //
 // Ordering of the generic-proxy cp.async writes before the async-proxy (wgmma) reads: each
 // producer thread ends a stage with cp.async.mbarrier.arrive.noinc on the stage's full barrier
-// (count 128, + 1 for the TMA issuer's expect_tx with TMA_X), which arrives once the thread's copies have landed, so the producer never waits
-// for its own copies (v5 waited with cp.async.wait_group + fence.proxy.async before a plain
+// (count 128, + 1 for the TMA issuer's expect_tx: A, and X with TMA_X), which arrives once the
+// thread's copies have landed, so the producer never waits for its own copies (v5 waited with cp.async.wait_group + fence.proxy.async before a plain
 // arrive: ~2600 clk per stage against ~700 of math, latency-bound). Consumers wait (acquire) on
 // the barrier, then execute fence.proxy.async.shared::cta, so that their wgmma (async proxy)
 // reads see the writes they acquired. Consumers keep one wgmma group in flight and release a
@@ -42,14 +45,6 @@ namespace wg {
 __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool valid) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
 }
-
-// A (values) by TMA (a compile-time knob for A/B runs, NOTES v14): one box {32 values, BM rows} of
-// the row-major [R, 2*Gp] values per stage, whose 64B swizzle is the A image below, counted on the
-// stage's full barrier; `amap` describes it. Off: 16-byte cp.async from the producer warpgroup,
-// the largest user of the LSU's shared-memory pipe in the TMA 2:4 kernel (ncu v13).
-#ifndef VNM_WG_TMA_A
-#define VNM_WG_TMA_A 1
-#endif
 
 // Experiment knobs that leave one side of the pipeline out (results are wrong; times are the
 // other side's rate): VNM_WG_SKIP_B=1 copies no B (the consumers run on whatever the ring holds),
@@ -118,7 +113,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
   using wg::KS;
   using wg::cp_async16_s;
   constexpr int NC = P::NC;
-  constexpr bool TMA_A = VNM_WG_TMA_A != 0, ANY_TMA = TMA_X || TMA_A;
   // Register budget per role: entry cap = 65536 / (NT * CTAS_PER_SM); the producer gives back,
   // the consumers take: 128*88 + 256*208 = 384*168 (BM = 128), 128*88 + 128*168 = 256*128
   // (BM = 64, two CTAs per SM). The row-wise gather spilled at 40 and 56, the producer loop
@@ -145,21 +139,15 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
   const int nsteps = kend - kbeg;
 
-  // TMA_X launched as clusters of two row tiles (the host's choice): both CTAs need the same X
-  // box, so each loads half of it for both (multicast) and a stage is refilled only once the
-  // consumers of both CTAs released it.
-  const int ncta = (TMA_X && !SPLIT) ? static_cast<int>(cluster_size()) : 1;
-  const int crank = ncta > 1 ? static_cast<int>(cluster_rank()) : 0;
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
       // every producer thread arrives after its copies landed (+ the TMA issuer's expect_tx)
-      mbar_init(&full[s], 128 + (ANY_TMA ? 1 : 0));
-      mbar_init(&empty[s], ncta * NC / 32);  // one arrival per consumer warp of each CTA
+      mbar_init(&full[s], 129);
+      mbar_init(&empty[s], NC / 32);  // one arrival per consumer warp
     }
     mbar_init_fence();
   }
-  if (ncta > 1) cluster_sync();  // the peer's barriers are initialised before any remote use
-  else __syncthreads();
+  __syncthreads();
 
   if (tid < 128) {
     // ------------------------------------------------------------------ producer warpgroup
@@ -183,11 +171,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
     auto column_word = [&](int step) -> u32 {
       return (HAS_COLS && step < kend) ? __ldg(colrow + step * KS) : wg::IDENTITY_COLUMNS;
     };
-    // A: row r0 + 32*j, chunk ca; every row r0 + 32*j has the same swizzle (bits 1-2 of the row).
-    const int r0 = tid >> 2, ca = tid & 3;
-    const u32 a_dst = smem_addr(sA) + r0 * 64 + 16 * (ca ^ ((r0 >> 1) & 3));
-    const T* a_src = values + (static_cast<size_t>(min(row0 + r0, R - 1)) * Gp) * 2 + ca * 8;
-    const size_t a_step = static_cast<size_t>(32) * Gp * 2;  // 32 rows
     // Column words run LOOKAHEAD stages ahead: with one stage of look-ahead the producer was a
     // chain of dependent L2 loads (word -> row addresses -> copies -> next word), one stage per L2
     // round trip (NOTES v7). The queue must not be shifted through registers either: a move of a
@@ -208,13 +191,10 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
         const int step = kbeg + it, s = it % STAGES, g0 = step * KS;
         const u32 wcur = wq[q];
         if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
-        if (ANY_TMA && tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
-          mbar_arrive_expect_tx(&full[s], (TMA_X ? P::B : 0) + (TMA_A ? P::A : 0));
-          if (TMA_X && ncta == 1) tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
-          if (TMA_X && ncta > 1)  // this rank's half of the tokens, into both CTAs
-            tma_load_2d_multicast(smem_addr(sB) + s * P::B + crank * (P::B / 2), &xmap, step * wg::KROWS,
-                                  tok0 + crank * (BN / 2), &full[s], 0x3);
-          if (TMA_A) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
+        if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
+          mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + P::A);
+          if (TMA_X && !VNM_WG_SKIP_B) tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
+          tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
         }
         if constexpr (!TMA_X && !VNM_WG_SKIP_B) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
           const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
@@ -225,15 +205,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
             const int k = __shfl_sync(0xffffffffu, kmine, row);
             const bool ok = ok_t && k < K;
             cp_async16_s(base + row * 128 + 16 * ((c & 7) ^ (row & 7)), ok ? xcol + static_cast<size_t>(k) * ldx : xt, ok);
-          }
-        }
-        if constexpr (!TMA_A) {  // A: BM rows x 4 chunks; rows past R zero-filled
-          const u32 dst = a_dst + s * P::A;
-          const T* src = a_src + static_cast<size_t>(g0) * 2;
-#pragma unroll
-          for (int j = 0; j < BM / 32; ++j) {
-            const bool ok = row0 + r0 + 32 * j < R;
-            cp_async16_s(dst + j * 32 * 64, ok ? src + j * a_step : values, ok);
           }
         }
         // Codes: 8 bytes per row. Rows past R reuse row R-1's (valid) codes; their values are zero.
@@ -294,10 +265,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
       asm volatile("" : "+r"(o0), "+r"(o1));  // ... and so are the words it read
       if (it > 0) {
         __syncwarp();
-        if (lane == 0) {
-          mbar_arrive(&empty[(it - 1) % STAGES]);
-          if (ncta > 1) mbar_arrive_remote(cluster_map(&empty[(it - 1) % STAGES], crank ^ 1));
-        }
+        if (lane == 0) mbar_arrive(&empty[(it - 1) % STAGES]);
       }
     };
     int it = 0;
@@ -354,7 +322,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
       }
     }
   }
-  if (ncta > 1) cluster_sync();  // no CTA exits while its peer may still arrive on its barriers
 #endif
 }
 
