@@ -219,6 +219,8 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
         raise ValueError(f"tma_x=True needs m = 4 and a row-major x with K % 8 == 0 and a 16-byte aligned base "
                          f"(m = {m}, x strides {x2.stride()}, K = {k})")
     xt, ldx, ntok_load = (x2, k, ntok) if direct else spmm_mma_sp.feature_major(x2)
+    if not direct and str(DEFINES.get("VNM_WG_GATHER_OFF32", 0)) != "0" and (k * ldx + ntok) * x.element_size() >= 2**32:
+        raise ValueError(f"VNM_WG_GATHER_OFF32 addresses X^T with 32-bit byte offsets: K = {k} x {ldx} tokens is too large")
     sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
     if tile is None and splits is None and autotune.enabled():
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct)

@@ -60,6 +60,13 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_PRODUCER_REGS 72
 #endif
 
+// Gathered row addresses as 32-bit byte offsets from X^T's base (1) instead of 64-bit pointers
+// (0): about half the producer's instructions per copy (the gathered kernel is bound by its
+// producer, NOTES v17). Needs X^T under 4 GB; the host checks (spmm_wgmma_sp.py).
+#ifndef VNM_WG_GATHER_OFF32
+#define VNM_WG_GATHER_OFF32 0
+#endif
+
 // Stages of look-ahead for the gather's column words (a compile-time knob: -D for experiments).
 #ifndef VNM_WG_COLUMN_LOOKAHEAD
 #define VNM_WG_COLUMN_LOOKAHEAD 3
@@ -114,9 +121,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
   using wg::cp_async16_s;
   constexpr int NC = P::NC;
   // Register budget per role: entry cap = 65536 / (NT * CTAS_PER_SM); the producer gives back,
-  // the consumers take: 128*88 + 256*208 = 384*168 (BM = 128), 128*88 + 128*168 = 256*128
-  // (BM = 64, two CTAs per SM). The row-wise gather spilled at 40 and 56, the producer loop
-  // unrolled by the column look-ahead (v15) at 72 with 8 stages. BM = 64, BN = 256
+  // the consumers take: 128*72 + 256*216 = 384*168 (BM = 128), 128*72 + 128*184 = 256*128
+  // (BM = 64, two CTAs per SM). Measured (NOTES v17): 88/208 and 56/224 are 5-16% slower on
+  // gathered shapes; the row-wise gather of v4 spilled at 40 and 56. BM = 64, BN = 256
   // (one CTA of 256 threads per SM) needs no reallocation: its entry count already covers the
   // consumer (ptxas reports it), so only the producer shrinks (an .inc to at most the current
   // count would be ill-formed).
@@ -165,6 +172,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
     const int c = lane % CPR, rsub = lane / CPR;
     const bool ok_t = 8 * c < ntok_load - tok0;
     const T* xcol = xt + static_cast<size_t>(tok0) + 8 * c;
+    const char* xbytes = reinterpret_cast<const char*>(xt);
+    const u32 col_bytes = static_cast<u32>(tok0 + 8 * c) * sizeof(T), row_bytes = static_cast<u32>(ldx) * sizeof(T);
     const u32 b_lane = smem_addr(sB) + (c >> 3) * (wg::KROWS * 128) + warp * RPW * 128;
     const int myrow = lane & (RPW - 1);  // stage row 16w + myrow: group 4w + myrow / 4, slot myrow % 4
     const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp + warp * (RPW / 4) + myrow / 4 : nullptr;
@@ -204,7 +213,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
             const int row = i * RPI + rsub;  // stage row 16w + row; (16w + row) & 7 == row & 7
             const int k = __shfl_sync(0xffffffffu, kmine, row);
             const bool ok = ok_t && k < K;
-            cp_async16_s(base + row * 128 + 16 * ((c & 7) ^ (row & 7)), ok ? xcol + static_cast<size_t>(k) * ldx : xt, ok);
+            const void* src = VNM_WG_GATHER_OFF32 ? static_cast<const void*>(xbytes + (ok ? static_cast<u32>(k) * row_bytes + col_bytes : 0u))
+                                                  : static_cast<const void*>(ok ? xcol + static_cast<size_t>(k) * ldx : xt);
+            cp_async16_s(base + row * 128 + 16 * ((c & 7) ^ (row & 7)), src, ok);
           }
         }
         // Codes: 8 bytes per row. Rows past R reuse row R-1's (valid) codes; their values are zero.
