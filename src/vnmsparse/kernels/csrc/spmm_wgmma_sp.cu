@@ -30,8 +30,9 @@
 // Ordering of the generic-proxy cp.async writes before the async-proxy (wgmma) reads: each
 // producer thread ends a stage with cp.async.mbarrier.arrive.noinc on the stage's full barrier
 // (count 128, + 1 for the TMA issuer's expect_tx: A, and X with TMA_X), which arrives once the
-// thread's copies have landed, so the producer never waits for its own copies (v5 waited with cp.async.wait_group + fence.proxy.async before a plain
-// arrive: ~2600 clk per stage against ~700 of math, latency-bound). Consumers wait (acquire) on
+// thread's copies have landed, so the producer never waits for its own copies (v5 waited with
+// cp.async.wait_group + fence.proxy.async before a plain arrive: ~2600 clk per stage against ~700
+// of math, latency-bound). Consumers wait (acquire) on
 // the barrier, then execute fence.proxy.async.shared::cta, so that their wgmma (async proxy)
 // reads see the writes they acquired. Consumers keep one wgmma group in flight and release a
 // stage (one arrival per warp on its empty barrier) after wgmma.wait_group 1 retired it.
@@ -213,8 +214,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
             const int row = i * RPI + rsub;  // stage row 16w + row; (16w + row) & 7 == row & 7
             const int k = __shfl_sync(0xffffffffu, kmine, row);
             const bool ok = ok_t && k < K;
-            const void* src = VNM_WG_GATHER_OFF32 ? static_cast<const void*>(xbytes + (ok ? static_cast<u32>(k) * row_bytes + col_bytes : 0u))
-                                                  : static_cast<const void*>(ok ? xcol + static_cast<size_t>(k) * ldx : xt);
+            const void* src = VNM_WG_GATHER_OFF32
+                                  ? static_cast<const void*>(xbytes + (ok ? static_cast<u32>(k) * row_bytes + col_bytes : 0u))
+                                  : static_cast<const void*>(ok ? xcol + static_cast<size_t>(k) * ldx : xt);
             cp_async16_s(base + row * 128 + 16 * ((c & 7) ^ (row & 7)), src, ok);
           }
         }
