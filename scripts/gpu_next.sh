@@ -10,3 +10,8 @@ OUT=${OUT:-/tmp/vnm_out}; mkdir -p "$OUT"
 VNM_SANITIZERS=${VNM_SANITIZERS:-memcheck synccheck} bash "$(dirname "$0")/gpu_check.sh"
 G=4096x4096x8192:128:2:8,11008x4096x4096:128:2:16,4096x4096x8192:128:2:32,4096x4096x8192:64:2:16,1000x1003x300:128:2:8
 timeout 240 python scripts/ab_wgmma.py VNM_WG_GATHER_OFF32=0,1,0,1 --shapes $G 2>&1 | tee "$OUT/ab.txt" | tail -6
+# where the gathered kernel's time goes with v18: without the B copies / without the wgmma
+S=4096x4096x8192:128:2:8,11008x4096x4096:128:2:16
+timeout 120 python scripts/ab_wgmma.py VNM_WG_SKIP_MMA=0,1 --define VNM_WG_GATHER_OFF32=1 --shapes $S 2>&1 | tee -a "$OUT/ab.txt" | tail -3
+timeout 120 python scripts/ab_wgmma.py VNM_WG_SKIP_B=0,1 --define VNM_WG_GATHER_OFF32=1 --shapes $S 2>&1 | tee -a "$OUT/ab.txt" | tail -3
+ls "$OUT"
