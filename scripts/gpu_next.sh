@@ -14,4 +14,8 @@ timeout 240 python scripts/ab_wgmma.py VNM_WG_GATHER_OFF32=0,1,0,1 --shapes $G 2
 S=4096x4096x8192:128:2:8,11008x4096x4096:128:2:16
 timeout 120 python scripts/ab_wgmma.py VNM_WG_SKIP_MMA=0,1 --define VNM_WG_GATHER_OFF32=1 --shapes $S 2>&1 | tee -a "$OUT/ab.txt" | tail -3
 timeout 120 python scripts/ab_wgmma.py VNM_WG_SKIP_B=0,1 --define VNM_WG_GATHER_OFF32=1 --shapes $S 2>&1 | tee -a "$OUT/ab.txt" | tail -3
+# per-tile fixed cost (fill, epilogue) vs per-stage cost: time against K at fixed R and T (slope =
+# stages, intercept = what a persistent kernel that overlaps epilogues could win)
+K=4096x1024x8192:2:4,4096x2048x8192:2:4,4096x4096x8192:2:4,4096x8192x8192:2:4,4096x2048x8192:128:2:8,4096x4096x8192:128:2:8,4096x8192x8192:128:2:8,4096x16384x8192:128:2:8
+timeout 150 python scripts/ab_wgmma.py VNM_WG_GATHER_OFF32=0,1 --shapes $K 2>&1 | tee -a "$OUT/ab.txt" | tail -9
 ls "$OUT"
