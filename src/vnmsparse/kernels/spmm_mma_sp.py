@@ -339,7 +339,8 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
 
 def layout_steps(k: int, m: int) -> int:
     """Pipeline steps of a K-column weight in the kernel layouts (groups padded to KS, as build_layout)."""
-    return max(1, -(-(-(-k // m)) // KS))
+    groups = -(-k // m)
+    return max(1, -(-groups // KS))
 
 
 def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int, m: int) -> bool:

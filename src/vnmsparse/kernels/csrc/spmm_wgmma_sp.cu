@@ -129,7 +129,10 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
   // consumer (ptxas reports it), so only the producer shrinks (an .inc to at most the current
   // count would be ill-formed).
   constexpr int PRODUCER_REGS = VNM_WG_PRODUCER_REGS;
-  constexpr int CONSUMER_REGS = BM == 128 ? ((3 * 168 - PRODUCER_REGS) / 2) & ~7 : P::CTAS_PER_SM == 2 ? 256 - PRODUCER_REGS : 0;
+  constexpr int ENTRY_REGS = (65536 / (P::NT * P::CTAS_PER_SM)) & ~7;  // what __launch_bounds__ grants
+  constexpr int CONSUMER_REGS =
+      (BM == 128 || P::CTAS_PER_SM == 2) ? ((P::NT / 128 * ENTRY_REGS - PRODUCER_REGS) / (NC / 128)) & ~7 : 0;
+  static_assert(CONSUMER_REGS == 0 || (CONSUMER_REGS >= ENTRY_REGS && CONSUMER_REGS <= 256), "setmaxnreg range");
 
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const u32 raw = smem_addr(smem_raw);
