@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Branch mma-ws: the warp-specialised mma.sp prefill kernel (NOTES "v19"): its GPU tests with the
-# wgmma.sp tests (for_unrolled now shapes that producer too: its SASS moved by a few instructions),
-# rest of the mma.sp file, memcheck on sanitize_spmm.py (which runs it at T > 64), and the A/B
-# against the classic kernel at T >= 2048 (quick shapes), cuBLAS in the same run.
+# Branch mma-ws: the warp-specialised mma.sp prefill kernel (NOTES "v19"): the GPU tests of the
+# mma.sp file (its tile test included) and of the wgmma.sp file (for_unrolled now shapes that
+# producer too: its SASS moved by a few instructions), memcheck on sanitize_spmm.py (which runs
+# it at T > 64), and the A/B against the classic kernel at T >= 2048 (quick shapes), cuBLAS in
+# the same run.
 # Usage: OUT=$OUT bash scripts/gpu_ws.sh   (<= 8 files in $OUT)
 set -uo pipefail
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 VNM_CACHE_DIR=${VNM_CACHE_DIR:-/tmp/vnmcache}
