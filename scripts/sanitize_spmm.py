@@ -36,6 +36,12 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
         err = ((y.float() - ref).norm() / ref.norm()).item()
         worst = max(worst, err)
         print(f"{pattern:9s} R={r} K={k} T={t} splits={splits} bulk={bulk}: rel err {err:.2e}")
+    ws = K.ws_tile(cfg.v, cfg.m)
+    if t > 64 and ws is not None and ws.smem_bytes <= torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
+        y = K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=ws)  # warp-specialised prefill
+        err = ((y.float() - ref).norm() / ref.norm()).item()
+        worst = max(worst, err)
+        print(f"{pattern:9s} R={r} K={k} T={t} warp-specialised mma.sp: rel err {err:.2e}")
     if t <= K.DECODE_MAX_TOKENS and torch.cuda.get_device_capability()[0] >= 9:  # the one-launch decode kernel
         y = K.spmm_sm90_decode(x, *K.layout_of(vw, True), b, r, k, cfg.v, cfg.m)
         err = ((y.float() - ref).norm() / ref.norm()).item()

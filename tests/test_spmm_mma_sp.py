@@ -30,6 +30,19 @@ def test_every_variant_compiles(arch, dtype, tmp_path, monkeypatch):
         assert res.stack_bytes <= 64, f"{name}: {res}"
 
 
+def test_warp_specialised_tile_choice():
+    for v in (16, 32, 48, 64, 96, 128, 256):
+        for m in (4, 8, 16):
+            tile = K.ws_tile(v, m)
+            if m != 4 and v % 64:
+                assert tile is None
+            else:
+                assert tile.producers > 0 and (m == 4 or v % tile.bm == 0) and tile.threads == 32 * (
+                    (tile.bm // tile.wm) * (tile.bn // tile.wn) + tile.producers)
+    with pytest.raises(ValueError, match="split-K"):
+        K.WS_TILES[128].name(torch.bfloat16, True, True)
+
+
 def test_tile_choice_respects_v():
     for v in (16, 32, 48, 64, 96, 128, 256):
         for t in (1, 7, 16, 33, 64, 65, 4096):
@@ -79,6 +92,19 @@ def test_every_tile(tile):
     for has_cols, t in ((True, 300), (False, 33)):
         m = 16 if has_cols else 4
         run_case(260, m * 41 + 2, t, v, m, torch.bfloat16, True, gen, tile=tile, bulk=tile.bulk)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("v,m", [(64, 4), (128, 4), (64, 8), (128, 8), (64, 16), (128, 32), (128, 5), (64, 100)])
+def test_warp_specialised_tiles(v, m):
+    """The warp-specialised prefill kernel (opt-in path mma_sp_ws): ragged R and K, T not a
+    multiple of the token tile, both dtypes, bias, and a K long enough to cycle the ring."""
+    tile = K.ws_tile(v, m)
+    if tile.smem_bytes > torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
+        pytest.skip(f"{tile} needs {tile.smem_bytes} bytes of shared memory")
+    gen = torch.Generator().manual_seed(v * 100 + m)
+    for i, (r, k, t) in enumerate(((3 * v + 5, 37 * m + 3, 65), (2 * v, 1000 * m // 8 + 1, 300), (1000, 4096, 1000))):
+        run_case(r, k, t, v, m, (torch.bfloat16, torch.float16)[i % 2], bool(i % 2 == 0), gen, tile=tile)
 
 
 @pytest.mark.gpu

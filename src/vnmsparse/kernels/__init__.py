@@ -121,6 +121,18 @@ def spmm_paths(device=None) -> dict:
 
         decode.skip_reason = decode_skip
         paths["mma_sp_decode"] = decode
+    if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device)[0]:
+        def ws(x, vw, bias=None):  # the warp-specialised prefill kernel (opt-in, for A/B runs)
+            return spmm_mma_sp.spmm_sm80(x, *spmm_mma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m,
+                                         tile=spmm_mma_sp.ws_tile(vw.cfg.v, vw.cfg.m))
+
+        def ws_skip(tokens: int, vw) -> str | None:
+            if spmm_mma_sp.ws_tile(vw.cfg.v, vw.cfg.m) is None:
+                return "the warp-specialised mma.sp kernel needs V % 64 == 0 (or M = 4)"
+            return None if tokens > 64 else "the warp-specialised mma.sp kernel is for prefill (T > 64)"
+
+        ws.skip_reason = ws_skip
+        paths["mma_sp_ws"] = ws
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device, bulk=True)[0]:
         paths["mma_sp_bulk"] = lambda x, vw, bias=None: ops.spmm_op(
             x, *spmm_mma_sp.layout_of(vw, True), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_BULK)

@@ -39,25 +39,34 @@ class TileConfig:
     wn: int
     stages: int
     bulk: bool = False
+    producers: int = 0  # > 0: the warp-specialised cp.async kernel with this many producer warps
 
     @property
     def threads(self) -> int:
-        return (self.bm // self.wm) * (self.bn // self.wn) * 32 + (32 if self.bulk else 0)
+        return (self.bm // self.wm) * (self.bn // self.wn) * 32 + (32 if self.bulk else 0) + 32 * self.producers
 
     @property
     def smem_bytes(self) -> int:  # mirrors SmemPlan / BulkPlan in the .cu
         epilogue = self.bn * (self.bm + 8) * 2
         if not self.bulk:
             stage = (self.bm * 2 * KS + 4 * KS * self.bn) * 2 + self.bm * KS // 2
+            if self.producers:  # + the full and empty mbarriers after the ring / epilogue tile
+                return -(-max(self.stages * stage, epilogue) // 16) * 16 + 2 * self.stages * 8
             return max(self.stages * stage, epilogue)
         stage = (self.bm * 2 * KS + 4 * KS * (self.bn + 8)) * 2 + self.bm * KS // 2
         barriers = -(-2 * self.stages * 8 // 128) * 128
         return barriers + max(self.stages * stage, epilogue)
 
     def __str__(self) -> str:
-        return f"{'bulk' if self.bulk else 'sm80'}{self.bm}x{self.bn}w{self.wm}x{self.wn}s{self.stages}"
+        kind = "bulk" if self.bulk else f"ws{self.producers}p" if self.producers else "sm80"
+        return f"{kind}{self.bm}x{self.bn}w{self.wm}x{self.wn}s{self.stages}"
 
     def name(self, dtype: torch.dtype, has_cols: bool, split: bool) -> str:
+        if self.producers:
+            if split:
+                raise ValueError(f"the warp-specialised tile {self} has no split-K variant")
+            args = (_CTYPE[dtype], self.bm, self.bn, self.wm, self.wn, self.stages, self.producers, _b(has_cols))
+            return "vnm::spmm_mma_sp_ws<" + ", ".join(str(a) for a in args) + ">"
         args = (_CTYPE[dtype], self.bm, self.bn, self.wm, self.wn, self.stages, _b(has_cols), _b(split))
         kernel = "spmm_mma_sp_bulk" if self.bulk else "spmm_mma_sp"
         return f"vnm::{kernel}<" + ", ".join(str(a) for a in args) + ">"
@@ -82,6 +91,18 @@ def _tiles(bulk: bool):
 
 TILE_TABLE = {False: _tiles(False), True: _tiles(True)}
 TILES = tuple(TILE_TABLE[False].values()) + tuple(TILE_TABLE[True].values())
+
+# The warp-specialised prefill kernel (opt-in, path `mma_sp_ws`; written for an A/B against the
+# classic tiles, NOTES "The mma.sp ceiling with its operands in shared memory"): 64 x 64 warp
+# tiles, four producer warps (two were counted to be issue-bound: ~24 copies of ~10 instructions
+# each per thread and stage against ~570 clk of mma.sp). Its rings need the shared memory of an
+# A100 / H100 (>= 160 KB).
+WS_TILES = {128: TileConfig(128, 128, 64, 64, 6, producers=4), 64: TileConfig(64, 256, 64, 64, 5, producers=4)}
+
+
+def ws_tile(v: int, m: int = 8) -> TileConfig | None:
+    """The warp-specialised tile for V (m = 4 keeps every column: any V takes bm = 128), or None."""
+    return WS_TILES[128] if m == 4 or v % 128 == 0 else WS_TILES[64] if v % 64 == 0 else None
 
 
 def row_tile(v: int) -> int:
@@ -246,7 +267,10 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     gp = values.shape[1] * KS if bulk else values.shape[1]
     steps = gp // KS
     if splits is None:
-        splits = choose_splits(tile, ntok, r, steps, _sms(x.device.index or 0))
+        splits = 1 if tile.producers else choose_splits(tile, ntok, r, steps, _sms(x.device.index or 0))
+    if tile.producers and (splits != 1 or bulk or (cols is not None and v % tile.bm)):
+        raise ValueError(f"the warp-specialised tile {tile} runs unsplit on the sm80 layout with bm dividing V "
+                         f"(splits={splits}, v={v})")
     per_split = -(-steps // splits)
     splits = -(-steps // per_split)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
@@ -405,6 +429,7 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
 def name_expressions(dtype: torch.dtype) -> list[str]:
     """Every kernel of this file for one dtype (what the compile-everything test builds)."""
     names = [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in (False, True)]
+    names += [t.name(dtype, c, False) for t in WS_TILES.values() for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64) for c in (True, False)]
     return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::splitk_reduce<{_CTYPE[dtype]}>"]
 

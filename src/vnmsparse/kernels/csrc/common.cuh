@@ -54,8 +54,8 @@ __device__ __forceinline__ void ldmatrix_x4_trans(u32 (&r)[4], const void* p) {
 // XOR swizzle of 16-byte chunks inside rows of CPR chunks, so that the 8 rows an ldmatrix phase
 // reads at one chunk column land in 8 different 16-byte bank groups.
 template <int CPR> __device__ __forceinline__ int swizzle(int row, int chunk) {
-  if (CPR >= 8) return chunk ^ (row & 7);
-  return chunk ^ ((row / (8 / CPR)) & (CPR - 1));
+  if constexpr (CPR >= 8) return chunk ^ (row & 7);
+  else return chunk ^ ((row / (8 / CPR)) & (CPR - 1));
 }
 
 // A TMA descriptor (CUtensorMap, encoded on the host by jit.tensor_map_2d), passed by value
@@ -64,33 +64,66 @@ struct alignas(64) TensorMap {
   unsigned long long opaque[16];
 };
 
-// ---- sm_90: mbarriers and bulk (TMA, non-tensor) copies ---------------------------------------
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// body(it, q) for it = 0 .. n - 1, the loop unrolled U times so that q = it % U is a constant in
+// each copy: a producer's per-stage register slots (wq[q]) are then read and reloaded in place,
+// never shifted through a register move, which would wait for a load still in flight (NOTES v17).
+template <int U, typename Body>
+__device__ __forceinline__ void for_unrolled(int n, Body&& body) {
+#pragma unroll 1
+  for (int it0 = 0; it0 < n; it0 += U) {
+#pragma unroll
+    for (int q = 0; q < U; ++q) {
+      if (it0 + q >= n) break;
+      body(it0 + q, q);
+    }
+  }
+}
+
+// ---- sm_80: mbarriers (init, arrive, cp.async arrival, phase wait) and named barriers ----------
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 __device__ __forceinline__ void mbar_init(u64* bar, u32 count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count));
 }
-__device__ __forceinline__ void mbar_init_fence() {
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::);
-}
 __device__ __forceinline__ void mbar_arrive(u64* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive_expect_tx(u64* bar, u32 bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
-               : "memory");
 }
 // Arrive on the mbarrier once every cp.async this thread issued so far has landed; .noinc: the
 // arrival is one of the barrier's expected count.
 __device__ __forceinline__ void cp_async_mbar_arrive_noinc(u64* bar) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(bar)) : "memory");
 }
+// Wait until the barrier's phase of this parity has completed (try_wait suspends on sm_90;
+// sm_80 has test_wait only, which returns at once).
 __device__ __forceinline__ void mbar_wait(u64* bar, u32 parity) {
+#if __CUDA_ARCH__ >= 900
   asm volatile(
       "{\n.reg .pred p;\nWAIT_%=:\n"
       "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
       "@!p bra WAIT_%=;\n}\n" ::"r"(smem_addr(bar)),
       "r"(parity)
       : "memory");
+#else
+  asm volatile(
+      "{\n.reg .pred p;\nWAIT_%=:\n"
+      "mbarrier.test_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+      "@!p bra WAIT_%=;\n}\n" ::"r"(smem_addr(bar)),
+      "r"(parity)
+      : "memory");
+#endif
+}
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+#endif
+
+// ---- sm_90: mbarrier transactions, clusters and bulk (TMA, non-tensor) copies -----------------
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ __forceinline__ void mbar_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::);
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(u64* bar, u32 bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
+               : "memory");
 }
 // Thread-block clusters: this CTA's rank, a cluster-wide barrier (release / acquire: the shared-
 // memory writes before it are visible to every CTA of the cluster after it), the address of
@@ -133,9 +166,6 @@ __device__ __forceinline__ void bulk_copy(void* dst, const void* src, u32 bytes,
           smem_addr(dst)),
       "l"(src), "r"(bytes), "r"(smem_addr(bar))
       : "memory");
-}
-__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 #endif
 

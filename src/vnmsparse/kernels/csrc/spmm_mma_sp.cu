@@ -297,6 +297,131 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 }
 
 // ------------------------------------------------------------------------------------------------
+// Warp-specialised prefill (sm_80+; NOTES "The mma.sp ceiling with its operands in shared
+// memory"): the classic kernel above stalls at its per-stage __syncthreads and cp.async.wait
+// (ncu v17: a quarter of the samples each) and its 32 x 32 / 64 x 32 warp tiles need more
+// shared-memory bandwidth for ldmatrix than the mma.sp rate leaves. Here PW producer warps fill
+// an mbarrier ring (A and codes as in load_a_codes, B as gathered rows of X^T, a row's address
+// computed once per thread) and arrive on the stage's full barrier when their copies land (cp.async.mbarrier.
+// arrive.noinc); the consumer warps (64 x 64 warp tiles: 3/64 bytes of fragments per MAC) wait
+// on it, run mma_stage and release the stage on its empty barrier. Nobody waits for a block
+// barrier in the main loop. Same operands, layout and grid as spmm_mma_sp; no split-K (prefill).
+// The epilogue's sync among the NC consumer threads of a warp-specialised kernel (producers have
+// their own work, or have left).
+template <int NC>
+struct ConsumerSync {
+  __device__ void operator()() const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    named_barrier_sync(1, NC);
+#endif
+  }
+};
+
+#ifndef VNM_MMA_WS_LOOKAHEAD
+#define VNM_MMA_WS_LOOKAHEAD 4  // stages of look-ahead for the producers' column words
+#endif
+
+template <typename T, int BM, int BN, int WM, int WN, int STAGES, int PW, bool HAS_COLS>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
+    spmm_mma_sp_ws(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
+                   const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
+                   float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
+                   int v, int steps_per_split) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  constexpr int WARPS_N = BN / WN;
+  constexpr int NCW = (BM / WM) * WARPS_N;  // consumer warps
+  constexpr int NC = NCW * 32, NP = PW * 32;
+  constexpr int MT = WM / 16, NTILES = WN / 8;
+  constexpr int B_CPR = BN / 8;                     // 16-byte chunks per gathered row
+  constexpr int TPR = NP > KROWS ? NP / KROWS : 1;  // producer threads per gathered row
+  constexpr int RPT = NP > KROWS ? 1 : KROWS / NP;  // gathered rows per producer thread and stage
+  constexpr int CPT = B_CPR / TPR;                  // chunks per thread and row
+  constexpr int LOOKAHEAD = VNM_MMA_WS_LOOKAHEAD;
+  using Plan = SmemPlan<BM, BN, STAGES>;
+  static_assert((NP % KROWS == 0 || KROWS % NP == 0) && B_CPR % TPR == 0, "rows split evenly over producers");
+  static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
+  static_assert(LOOKAHEAD >= 1 && LOOKAHEAD <= 8, "column-word look-ahead of 1..8 stages");
+  constexpr int BAR_OFF = (((Plan::PIPE > Plan::EPI) ? Plan::PIPE : Plan::EPI) + 15) & ~15;
+
+  extern __shared__ __align__(128) unsigned char smem[];
+  T* sA = reinterpret_cast<T*>(smem);
+  T* sB = sA + STAGES * Plan::A;
+  u8* sM = reinterpret_cast<u8*>(sB + STAGES * Plan::B);
+  u64* full = reinterpret_cast<u64*>(smem + BAR_OFF);
+  u64* empty = full + STAGES;
+
+  const int tid = threadIdx.x;
+  const int row0 = blockIdx.x * BM, tok0 = blockIdx.y * BN;
+  const int nsteps = Gp / KS;
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(&full[s], NP);     // every producer thread, once its copies of the stage landed
+      mbar_init(&empty[s], NCW);   // every consumer warp, once it read the stage
+    }
+  }
+  __syncthreads();
+
+  if (tid >= NC) {
+    // ---------------------------------------------------------------- producer warps
+    const int ptid = tid - NC;
+    // Row kr = ptid / TPR + (NP / TPR) * j of every stage (group kr / 4, kept column kr % 4 of
+    // that group), chunks c0 .. c0 + CPT - 1 of it.
+    const int kr0 = ptid / TPR, c0 = (ptid % TPR) * CPT;
+    const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp + kr0 / 4 : nullptr;
+    auto column_word = [&](int step, int j) -> u32 {
+      return (HAS_COLS && step < nsteps) ? __ldg(colrow + step * KS + j * (NP / TPR / 4)) : IDENTITY_COLUMNS;
+    };
+    // Words run LOOKAHEAD stages ahead in slots read and reloaded in place (for_unrolled).
+    u32 wq[LOOKAHEAD][RPT];
+#pragma unroll
+    for (int i = 0; i < LOOKAHEAD; ++i)
+#pragma unroll
+      for (int j = 0; j < RPT; ++j) wq[i][j] = column_word(i, j);
+    for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
+      const int s = it % STAGES, g0 = it * KS;
+      if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
+      load_a_codes<T, BM, NP>(sA + s * Plan::A, sM + s * Plan::M, values, meta, row0, R, Gp, g0, ptid);
+      T* b = sB + s * Plan::B;
+#pragma unroll
+      for (int j = 0; j < RPT; ++j) {
+        const int kr = kr0 + (NP / TPR) * j;
+        const int k = (g0 + kr / 4) * m + static_cast<int>((wq[q][j] >> (8 * (kr & 3))) & 0xffu);
+        const bool ok_k = k < K;
+        const T* src = xt + (ok_k ? static_cast<size_t>(k) * ldx + tok0 : 0);
+#pragma unroll
+        for (int c = c0; c < c0 + CPT; ++c) {
+          const bool ok = ok_k && tok0 + c * 8 < ntok_load;
+          cp_async16(b + kr * BN + swizzle<B_CPR>(kr, c) * 8, ok ? src + c * 8 : xt, ok);
+        }
+      }
+      cp_async_mbar_arrive_noinc(&full[s]);
+#pragma unroll
+      for (int j = 0; j < RPT; ++j) wq[q][j] = column_word(it + LOOKAHEAD, j);
+    });
+    cp_async_wait<0>();  // the asynchronous arrivals must not outlive the thread
+    return;
+  }
+
+  // ------------------------------------------------------------------ consumer warps
+  const int lane = tid & 31, warp = tid >> 5;
+  const int wm = warp / WARPS_N, wn = warp % WARPS_N;
+  float acc[MT][NTILES][4];
+  zero(acc);
+#pragma unroll 1
+  for (int it = 0; it < nsteps; ++it) {
+    const int s = it % STAGES;
+    mbar_wait(&full[s], (it / STAGES) & 1);
+    mma_stage<T, WM, WN, BN, BN, true>(acc, sA + s * Plan::A, sB + s * Plan::B, sM + s * Plan::M, wm, wn, lane);
+    __syncwarp();  // every lane's fragments of the stage are in registers
+    if (lane == 0) mbar_arrive(&empty[s]);
+  }
+  named_barrier_sync(1, NC);  // every consumer is done with the ring: the epilogue reuses it
+  epilogue<T, BM, BN, WM, WN, NC, false>(acc, smem, bias, y, partial, row0, tok0, R, ntok, wm, wn, tid,
+                                         ConsumerSync<NC>{});
+#endif
+}
+
+// ------------------------------------------------------------------------------------------------
 // Decode (T <= 64, sm_90): one launch per call, and every load a CTA needs issued before its first
 // mma. At decode a CTA runs a few steps of little math, so what costs is the latency of its loads
 // and how many bytes the SM keeps in flight: the cp.async version of this kernel (a ring of
@@ -501,15 +626,6 @@ struct BulkPlan {
   static constexpr int EPI = BN * (BM + 8) * 2;
   static constexpr int BYTES = BARS + (STAGES * STAGE > EPI ? STAGES * STAGE : EPI);
   static_assert(STAGE % 16 == 0, "stages must keep 16-byte alignment");
-};
-
-template <int NC>
-struct ConsumerSync {
-  __device__ void operator()() const {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    named_barrier_sync(1, NC);
-#endif
-  }
 };
 
 template <typename T, int BM, int BN, int WM, int WN, int STAGES, bool HAS_COLS, bool SPLIT>

@@ -189,49 +189,43 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
     // round trip (NOTES v7). The queue must not be shifted through registers either: a move of a
     // word whose load is still in flight waits for it (SASS of v8-v14: IMAD.MOV of the previous
     // stage's LDG at the loop head, a full L2 latency per stage, so look-ahead 3 changed nothing).
-    // So the loop is unrolled LOOKAHEAD times and slot q is read, then reloaded, in place.
+    // So the loop is unrolled LOOKAHEAD times (for_unrolled) and slot q is read, then reloaded, in place.
     constexpr int LOOKAHEAD = VNM_WG_COLUMN_LOOKAHEAD;
     static_assert(LOOKAHEAD >= 1 && LOOKAHEAD <= 8, "column-word look-ahead of 1..8 stages");
     u32 wq[LOOKAHEAD];
 #pragma unroll
     for (int i = 0; i < LOOKAHEAD; ++i) wq[i] = column_word(kbeg + i);
-#pragma unroll 1
-    for (int it0 = 0; it0 < nsteps; it0 += LOOKAHEAD) {
-#pragma unroll
-      for (int q = 0; q < LOOKAHEAD; ++q) {
-        const int it = it0 + q;
-        if (it >= nsteps) break;
-        const int step = kbeg + it, s = it % STAGES, g0 = step * KS;
-        const u32 wcur = wq[q];
-        if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
-        if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
-          mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + P::A);
-          if (TMA_X && !VNM_WG_SKIP_B) tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
-          tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
-        }
-        if constexpr (!TMA_X && !VNM_WG_SKIP_B) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
-          const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
-          const u32 base = b_lane + s * P::B;
-#pragma unroll
-          for (int i = 0; i < RPW / RPI; ++i) {
-            const int row = i * RPI + rsub;  // stage row 16w + row; (16w + row) & 7 == row & 7
-            const int k = __shfl_sync(0xffffffffu, kmine, row);
-            const bool ok = ok_t && k < K;
-            const void* src = VNM_WG_GATHER_OFF32
-                                  ? static_cast<const void*>(xbytes + (ok ? static_cast<u32>(k) * row_bytes + col_bytes : 0u))
-                                  : static_cast<const void*>(ok ? xcol + static_cast<size_t>(k) * ldx : xt);
-            cp_async16_s(base + row * 128 + 16 * ((c & 7) ^ (row & 7)), src, ok);
-          }
-        }
-        // Codes: 8 bytes per row. Rows past R reuse row R-1's (valid) codes; their values are zero.
-        if (tid < BM) {
-          const int grow = min(row0 + tid, R - 1);
-          cp_async8(sM + s * P::M + tid * 8, meta + static_cast<size_t>(grow) * (Gp / 2) + g0 / 2, true);
-        }
-        cp_async_mbar_arrive_noinc(&full[s]);
-        wq[q] = column_word(step + LOOKAHEAD);
+    for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
+      const int step = kbeg + it, s = it % STAGES, g0 = step * KS;
+      const u32 wcur = wq[q];
+      if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
+      if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
+        mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + P::A);
+        if (TMA_X && !VNM_WG_SKIP_B) tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
+        tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
       }
-    }
+      if constexpr (!TMA_X && !VNM_WG_SKIP_B) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
+        const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
+        const u32 base = b_lane + s * P::B;
+#pragma unroll
+        for (int i = 0; i < RPW / RPI; ++i) {
+          const int row = i * RPI + rsub;  // stage row 16w + row; (16w + row) & 7 == row & 7
+          const int k = __shfl_sync(0xffffffffu, kmine, row);
+          const bool ok = ok_t && k < K;
+          const void* src = VNM_WG_GATHER_OFF32
+                                ? static_cast<const void*>(xbytes + (ok ? static_cast<u32>(k) * row_bytes + col_bytes : 0u))
+                                : static_cast<const void*>(ok ? xcol + static_cast<size_t>(k) * ldx : xt);
+          cp_async16_s(base + row * 128 + 16 * ((c & 7) ^ (row & 7)), src, ok);
+        }
+      }
+      // Codes: 8 bytes per row. Rows past R reuse row R-1's (valid) codes; their values are zero.
+      if (tid < BM) {
+        const int grow = min(row0 + tid, R - 1);
+        cp_async8(sM + s * P::M + tid * 8, meta + static_cast<size_t>(grow) * (Gp / 2) + g0 / 2, true);
+      }
+      cp_async_mbar_arrive_noinc(&full[s]);
+      wq[q] = column_word(step + LOOKAHEAD);
+    });
     cp_async_wait<0>();  // the async arrivals above must not outlive the thread
   } else {
     // ------------------------------------------------------------------ consumer warpgroups
