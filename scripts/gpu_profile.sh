@@ -2,7 +2,7 @@
 # ncu on the prefill kernels whose bound is not yet known (NOTES v17): the cp.async mma.sp kernel
 # (2:4 and 64:2:8, 4096^2 x 8192) and the gathered wgmma.sp kernel (128:2:8): the speed-of-light,
 # warp-state and memory sections, then the per-SASS-instruction stall samples (source page, CSV).
-# Usage: OUT=$OUT bash scripts/gpu_profile.sh   (<= 8 files in $OUT)
+# Usage: OUT=$OUT bash scripts/gpu_profile.sh [name kernel-regex R K T pattern path]...   (<= 8 files in $OUT)
 set -uo pipefail
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 VNM_CACHE_DIR=${VNM_CACHE_DIR:-/tmp/vnmcache}
 OUT=${OUT:-/tmp/vnm_out}; mkdir -p "$OUT"
@@ -33,7 +33,11 @@ for r in data[:60]:
 PY
   grep -E "Duration|SM Frequency|Throughput|Warp Cycles Per Issued|Eligible|Issued Warp" "$OUT/$name.txt" | head -12
 }
-prof mma_sp_2to4 "spmm_mma_sp" 4096 4096 8192 2:4 mma_sp
-prof mma_sp_64_2_8 "spmm_mma_sp" 4096 4096 8192 64:2:8 mma_sp
-prof wgmma_128_2_8 "spmm_wgmma_sp" 4096 4096 8192 128:2:8 wgmma_sp
+if [ $# -gt 0 ]; then  # name kernel-regex R K T pattern path, repeated
+  while [ $# -ge 7 ]; do prof "$@"; shift 7; done
+else
+  prof mma_sp_2to4 "spmm_mma_sp" 4096 4096 8192 2:4 mma_sp
+  prof mma_sp_64_2_8 "spmm_mma_sp" 4096 4096 8192 64:2:8 mma_sp
+  prof wgmma_128_2_8 "spmm_wgmma_sp" 4096 4096 8192 128:2:8 wgmma_sp
+fi
 ls -la "$OUT"

@@ -72,8 +72,9 @@ def test_every_variant_compiles_without_spills(dtype):
 @needs_nvrtc
 def test_experiment_knobs_compile_without_spills():
     """The compile-time knobs of scripts/ab_wgmma.py (a deeper column look-ahead; leaving the B
-    copies or the wgmma out; 32-bit gather offsets, NOTES v17) stay buildable for A/B runs."""
-    defines = {"VNM_WG_COLUMN_LOOKAHEAD": 5, "VNM_WG_SKIP_B": 1, "VNM_WG_SKIP_MMA": 1, "VNM_WG_GATHER_OFF32": 1}
+    copies or the wgmma out; the 64-bit gather addresses of v17) stay buildable for A/B runs."""
+    defines = {"VNM_WG_COLUMN_LOOKAHEAD": 5, "VNM_WG_SKIP_B": 1, "VNM_WG_SKIP_MMA": 1, "VNM_WG_GATHER_OFF32": 0,
+               "VNM_WG_RASTER_GROUP": 8}
     module = jit.compile(W.SOURCE, W.name_expressions(torch.bfloat16), "sm_90a", defines=defines)
     assert all(r.spills == 0 and r.stack_bytes == 0 for r in module.resources().values())
     assert "serializ" not in module.log.lower(), module.log
@@ -284,6 +285,27 @@ def test_x_by_tma(tile):
     run_case(300, 2048, 33, 64, 4, torch.bfloat16, True, gen, tile=tile, tma_x=False)
     if tile.splittable:
         run_case(256, 4096, 40, 64, 4, torch.bfloat16, True, gen, tile=tile, splits=5, tma_x=True)
+
+
+@pytest.mark.gpu
+@needs_sm90a
+def test_gather_in_token_chunks(monkeypatch):
+    """An X^T past the gather's 32-bit offsets runs in token chunks (the limit lowered here), from
+    a row-major x and from a token-contiguous view, with split-K too; a K that no chunk fits is refused."""
+    gen = torch.Generator().manual_seed(31)
+    monkeypatch.setattr(W, "GATHER_BYTES_MAX", 2 * 1000 * 200)  # chunks of 192 tokens at K = 1000
+    run_case(300, 1000, 1000, 128, 8, torch.bfloat16, True, gen)
+    run_case(260, 1000, 777, 64, 16, torch.float16, False, gen, lead=(3,))
+    run_case(260, 1000, 100, 128, 8, torch.bfloat16, True, gen, splits=3, tile=[t for t in W.TILES if t.splittable][0])
+    cfg = vs.VNMConfig.parse("128:2:8")
+    w = (torch.randn(128, 1000) * vs.random_vnm_mask((128, 1000), cfg, generator=gen)).to(torch.bfloat16)
+    vw = vs.pack(w.cuda(), cfg)
+    xt = torch.randn(1000, 400, dtype=torch.bfloat16, device="cuda").t()  # token-contiguous view
+    ref = xt.float() @ w.cuda().float().t()
+    assert ((W.spmm_sm90a(xt, *W.layout_of(vw), None, 128, 1000, 128, 8).float() - ref).norm() / ref.norm()) < 1e-2
+    monkeypatch.setattr(W, "GATHER_BYTES_MAX", 1000)
+    with pytest.raises(ValueError, match="too large for the gathered"):
+        W.spmm_sm90a(xt, *W.layout_of(vw), None, 128, 1000, 128, 8)
 
 
 def test_as_2_4_route_predicate(monkeypatch):

@@ -62,10 +62,17 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #endif
 
 // Gathered row addresses as 32-bit byte offsets from X^T's base (1) instead of 64-bit pointers
-// (0): about half the producer's instructions per copy (the gathered kernel is bound by its
-// producer, NOTES v17). Needs X^T under 4 GB; the host checks (spmm_wgmma_sp.py).
+// (0): about half the producer's instructions per copy, 5-14% faster on the H200 (NOTES v18).
+// Needs X^T under 4 GB; the host runs larger ones in token chunks (spmm_wgmma_sp.py).
 #ifndef VNM_WG_GATHER_OFF32
-#define VNM_WG_GATHER_OFF32 0
+#define VNM_WG_GATHER_OFF32 1
+#endif
+
+// Row tiles per group of the launch order (0: blockIdx.x is the row tile, all row tiles of one
+// token tile run together, so W stays in L2 for the whole kernel). A group keeps the concurrent
+// tiles' W and X panels smaller where W is large (an L2 experiment, NOTES v20).
+#ifndef VNM_WG_RASTER_GROUP
+#define VNM_WG_RASTER_GROUP 0
 #endif
 
 // Stages of look-ahead for the gather's column words (a compile-time knob: -D for experiments).
@@ -144,7 +151,15 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
   u64* empty = full + STAGES;
 
   const int tid = threadIdx.x;
-  const int row0 = blockIdx.x * BM, tok0 = blockIdx.y * BN;
+  int rt = blockIdx.x, tt = blockIdx.y;
+  if (VNM_WG_RASTER_GROUP > 0) {  // launch order walks GROUP row tiles per token tile, not all of them
+    const int per = VNM_WG_RASTER_GROUP * gridDim.y, id = blockIdx.y * gridDim.x + blockIdx.x;
+    const int first = id / per * VNM_WG_RASTER_GROUP, in = id % per;
+    const int size = min(static_cast<int>(gridDim.x) - first, VNM_WG_RASTER_GROUP);
+    rt = first + in % size;
+    tt = in / size;
+  }
+  const int row0 = rt * BM, tok0 = tt * BN;
   const int total_steps = Gp / KS;
   const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
