@@ -1,7 +1,8 @@
-"""A/B of the wgmma.sp kernel's compile-time knobs on a few shapes (GPU; one call, a short table).
+"""A/B of a prefill kernel's compile-time knobs on a few shapes (GPU; one call, a short table).
 
   python scripts/ab_wgmma.py VNM_WG_COLUMN_LOOKAHEAD=1,3,6 [--shapes 4096x4096x8192:128:2:8,...]
   python scripts/ab_wgmma.py TMA_X_BY_DEFAULT=0,1 --define VNM_WG_SKIP_B=1 --shapes 4096x4096x8192:2:4
+  python scripts/ab_wgmma.py VNM_MMA_B_WHOLE_ROWS=0,1 --path mma_sp_ws
 
 Each value is compiled as its own module (spmm_wgmma_sp.DEFINES), checked against fp32, and timed
 as a CUDA graph of back-to-back calls over 3 rotating (x, weight) sets (median of 20 replays).
@@ -13,6 +14,7 @@ import statistics
 import torch
 
 import vnmsparse as vs
+from vnmsparse.kernels import spmm_mma_sp as K
 from vnmsparse.kernels import spmm_wgmma_sp as W
 
 DEFAULT_SHAPES = "4096x4096x8192:128:2:8,4096x4096x8192:64:2:8,11008x4096x4096:128:2:16,4096x4096x8192:128:2:32"
@@ -30,9 +32,15 @@ def case(spec, gen):
     return r, k, t, cfg, sets
 
 
+PATH = "wgmma_sp"
+
+
 def run(sets, r, k, cfg, i):
     x, _, vw = sets[i % len(sets)]
-    return W.spmm_sm90a(x, *W.layout_of(vw), None, r, k, cfg.v, cfg.m)
+    if PATH == "wgmma_sp":
+        return W.spmm_sm90a(x, *W.layout_of(vw), None, r, k, cfg.v, cfg.m)
+    tile = K.ws_tile(cfg.v, cfg.m) if PATH == "mma_sp_ws" else None
+    return K.spmm_sm80(x, *K.layout_of(vw), None, r, k, cfg.v, cfg.m, tile=tile)
 
 
 def time_us(fn, n=12, reps=20):
@@ -60,7 +68,11 @@ def main():
     ap.add_argument("knob", help="MACRO=v1,v2,...")
     ap.add_argument("--shapes", default=DEFAULT_SHAPES, help="RxKxT:V:2:M, comma-separated")
     ap.add_argument("--define", action="append", default=[], help="MACRO=v held fixed in every run")
+    ap.add_argument("--path", default="wgmma_sp", choices=("wgmma_sp", "mma_sp", "mma_sp_ws"))
     args = ap.parse_args()
+    global PATH
+    PATH = args.path
+    mod = W if PATH == "wgmma_sp" else K
     macro, values = args.knob.split("=")
     gen = torch.Generator(device="cuda").manual_seed(0)
     cases = [(s, *case(s, gen)) for s in args.shapes.split(",")]
@@ -68,11 +80,11 @@ def main():
     rows = {s: [] for s, *_ in cases}
     for value in values.split(","):
         fixed = dict(d.split("=") for d in args.define)
-        if hasattr(W, macro):  # a host-side switch of the module (e.g. TMA_X_BY_DEFAULT=0,1)
-            setattr(W, macro, value == "1")
-            W.DEFINES = fixed
+        if hasattr(mod, macro):  # a host-side switch of the module (e.g. TMA_X_BY_DEFAULT=0,1)
+            setattr(mod, macro, value == "1")
+            mod.DEFINES = fixed
         else:
-            W.DEFINES = {**fixed, macro: value}
+            mod.DEFINES = {**fixed, macro: value}
         for spec, r, k, t, cfg, sets in cases:
             x, w, _ = sets[0]
             ref = x.float() @ w.float().t()

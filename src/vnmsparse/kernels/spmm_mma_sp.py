@@ -207,8 +207,12 @@ def _sms(device_index: int) -> int:
     return torch.cuda.get_device_properties(device_index).multi_processor_count
 
 
+# Compile-time knobs for A/B runs (scripts/ab_wgmma.py --path mma_sp); empty in normal use.
+DEFINES: dict = {}
+
+
 def _kernel(name: str):
-    return jit.get_kernel(SOURCE, name, params=_PARAMS)
+    return jit.get_kernel(SOURCE, name, params=_PARAMS, defines=DEFINES)
 
 
 def feature_major(x2: torch.Tensor):

@@ -198,6 +198,16 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
 // Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
 // Without SPLIT the CTA writes y (bias fused); with SPLIT it writes fp32 partial sums
 // partial[z][t][r] and splitk_reduce finishes.
+// Threads per gathered B row of a stage. 1 (v20): a warp's cp.async covers whole 128-byte lines
+// of a few rows, so L2 sees one tag request per line; the ncu of v19 found both kernels bound by
+// L2 tag requests (80-90%), and the old split (2-4 threads per row, each copying consecutive
+// chunks, for fewer address computations) asked for one line per 16-byte copy. 0: that split.
+#ifndef VNM_MMA_B_WHOLE_ROWS
+#define VNM_MMA_B_WHOLE_ROWS 1
+#endif
+#define B_COPY_THREADS_PER_ROW(threads, chunks) \
+  (VNM_MMA_B_WHOLE_ROWS ? (chunks) : ((threads) / KROWS) < 1 ? 1 : (((threads) / KROWS) > (chunks) ? (chunks) : ((threads) / KROWS)))
+
 template <typename T, int BM, int BN, int WM, int WN, int STAGES, bool HAS_COLS, bool SPLIT>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     spmm_mma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
@@ -209,9 +219,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   constexpr int MT = WM / 16, NTILES = WN / 8;
   constexpr int A_CPR = 2 * KS * 2 / 16;  // 16-byte chunks per A row per stage
   constexpr int B_CPR = BN / 8;
-  // B copies: TPR threads per gathered row, each copying CPT consecutive 16-byte chunks, so the
-  // row's address is computed once per CPT copies (the loop is issue-bound on Hopper otherwise).
-  constexpr int TPR = (NT / KROWS) < 1 ? 1 : ((NT / KROWS) > B_CPR ? B_CPR : (NT / KROWS));
+  // B copies: TPR threads per gathered row, each copying CPT consecutive 16-byte chunks.
+  constexpr int TPR = B_COPY_THREADS_PER_ROW(NT, B_CPR);
   constexpr int CPT = B_CPR / TPR;
   constexpr int B_TASKS = KROWS * TPR;
   constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
@@ -332,13 +341,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
   constexpr int NCW = (BM / WM) * WARPS_N;  // consumer warps
   constexpr int NC = NCW * 32, NP = PW * 32;
   constexpr int MT = WM / 16, NTILES = WN / 8;
-  constexpr int B_CPR = BN / 8;                     // 16-byte chunks per gathered row
-  constexpr int TPR = NP > KROWS ? NP / KROWS : 1;  // producer threads per gathered row
-  constexpr int RPT = NP > KROWS ? 1 : KROWS / NP;  // gathered rows per producer thread and stage
-  constexpr int CPT = B_CPR / TPR;                  // chunks per thread and row
+  constexpr int B_CPR = BN / 8;                           // 16-byte chunks per gathered row
+  constexpr int TPR = B_COPY_THREADS_PER_ROW(NP, B_CPR);  // producer threads per gathered row
+  constexpr int RPT = KROWS * TPR / NP;                   // gathered rows per producer thread and stage
+  constexpr int CPT = B_CPR / TPR;                        // chunks per thread and row
   constexpr int LOOKAHEAD = VNM_MMA_WS_LOOKAHEAD;
   using Plan = SmemPlan<BM, BN, STAGES>;
-  static_assert((NP % KROWS == 0 || KROWS % NP == 0) && B_CPR % TPR == 0, "rows split evenly over producers");
+  static_assert(KROWS * TPR % NP == 0 && (NP / TPR) % 4 == 0 && B_CPR % TPR == 0, "rows split evenly over producers");
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
   static_assert(LOOKAHEAD >= 1 && LOOKAHEAD <= 8, "column-word look-ahead of 1..8 stages");
   constexpr int BAR_OFF = (((Plan::PIPE > Plan::EPI) ? Plan::PIPE : Plan::EPI) + 15) & ~15;
@@ -368,15 +377,21 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
     // that group), chunks c0 .. c0 + CPT - 1 of it.
     const int kr0 = ptid / TPR, c0 = (ptid % TPR) * CPT;
     const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp + kr0 / 4 : nullptr;
+    // With TPR >= 8 a warp's rows of one copy lie in one group, so its rows' words differ only by
+    // j: lane j holds word j and the others read it by shuffle (1 register per slot, not RPT).
+    constexpr bool SHUFFLED = TPR >= 8 && RPT <= 32;
+    constexpr int WPT = SHUFFLED ? 1 : RPT;  // column words per thread and look-ahead slot
+    const int lane = tid & 31;
     auto column_word = [&](int step, int j) -> u32 {
+      if (SHUFFLED) j = lane % RPT;
       return (HAS_COLS && step < nsteps) ? __ldg(colrow + step * KS + j * (NP / TPR / 4)) : IDENTITY_COLUMNS;
     };
     // Words run LOOKAHEAD stages ahead in slots read and reloaded in place (for_unrolled).
-    u32 wq[LOOKAHEAD][RPT];
+    u32 wq[LOOKAHEAD][WPT];
 #pragma unroll
     for (int i = 0; i < LOOKAHEAD; ++i)
 #pragma unroll
-      for (int j = 0; j < RPT; ++j) wq[i][j] = column_word(i, j);
+      for (int j = 0; j < WPT; ++j) wq[i][j] = column_word(i, j);
     for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
       const int s = it % STAGES, g0 = it * KS;
       if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
@@ -385,7 +400,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 #pragma unroll
       for (int j = 0; j < RPT; ++j) {
         const int kr = kr0 + (NP / TPR) * j;
-        const int k = (g0 + kr / 4) * m + static_cast<int>((wq[q][j] >> (8 * (kr & 3))) & 0xffu);
+        const u32 word = SHUFFLED ? __shfl_sync(0xffffffffu, wq[q][0], j) : wq[q][j];
+        const int k = (g0 + kr / 4) * m + static_cast<int>((word >> (8 * (kr & 3))) & 0xffu);
         const bool ok_k = k < K;
         const T* src = xt + (ok_k ? static_cast<size_t>(k) * ldx + tok0 : 0);
 #pragma unroll
@@ -396,7 +412,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
       }
       cp_async_mbar_arrive_noinc(&full[s]);
 #pragma unroll
-      for (int j = 0; j < RPT; ++j) wq[q][j] = column_word(it + LOOKAHEAD, j);
+      for (int j = 0; j < WPT; ++j) wq[q][j] = column_word(it + LOOKAHEAD, j);
     });
     cp_async_wait<0>();  // the asynchronous arrivals must not outlive the thread
     return;
