@@ -51,6 +51,7 @@ def test_every_variant_compiles_without_spills(dtype):
     # stage counts before the consumer loop got `#pragma unroll 1`).
     serialized = [line for line in module.log.splitlines() if "wgmma.mma_async instructions are serialized" in line]
     assert not serialized, serialized[:2]
+    assert all(r.spills == 0 and r.stack_bytes == 0 for r in resources.values()), resources
     for tile in W.TILES:
         for c, s in itertools.product((True, False), (False, True) if tile.splittable else (False,)):
             res = resources[tile.name(dtype, c, s)]
@@ -135,7 +136,7 @@ def test_sass_has_sparse_hgmma_and_register_split(dtype, tmp_path):
 
 
 def test_tiles_fit_shared_memory():
-    for tile in W.TILES:
+    for tile in W.TILES + W.AREG_TILES:
         assert tile.smem_bytes <= 232448, tile  # 227 KB per-CTA opt-in limit
         assert tile.ctas_per_sm * (tile.smem_bytes + 1024) <= W.SMEM_PER_SM, tile
         assert tile.stages >= 3
@@ -285,6 +286,29 @@ def test_x_by_tma(tile):
     run_case(300, 2048, 33, 64, 4, torch.bfloat16, True, gen, tile=tile, tma_x=False)
     if tile.splittable:
         run_case(256, 4096, 40, 64, 4, torch.bfloat16, True, gen, tile=tile, splits=5, tma_x=True)
+
+
+@pytest.mark.gpu
+@needs_sm90a
+@pytest.mark.parametrize("tile", W.AREG_TILES, ids=str)
+def test_a_in_registers(tile):
+    """v21's tiles (A and metadata from the fragment image into registers): gathered and plain 2:4
+    (X^T and X by TMA), ragged R, K and T, both dtypes, bias, split-K on the decode tile."""
+    gen = torch.Generator().manual_seed(tile.bm * 7 + tile.bn)
+
+    def case(r, k, t, v, m, dtype, bias, **kw):
+        check_case(lambda x, vw, b, out: W.spmm_sm90a(x, *W.frag_layout_of(vw), b, r, k, v, m, tile=tile, out=out, **kw),
+                   r, k, t, v, m, dtype, bias, gen, what=f"tile={tile} {kw}")
+
+    for r, k, t in ((260, 8 * 131, 300), (389, 72, 1000), (300, 1000, 7), (513, 4096, 257)):
+        for dtype, bias in ((torch.bfloat16, True), (torch.float16, False)):
+            case(r, k, t, 128, 4, dtype, bias, tma_x=True)
+            if tile.mb == 1:
+                case(r, k + 3, t, 128, 16, dtype, bias)
+    case(300, 2048, 33, 64, 4, torch.bfloat16, True, tma_x=False)
+    if tile.splittable:
+        case(256, 4096, 40, 64, 4, torch.bfloat16, True, splits=5, tma_x=True)
+        case(260, 8 * 16 * 9 + 5, 20, 128, 8, torch.float16, True, splits=3)
 
 
 @pytest.mark.gpu

@@ -34,10 +34,12 @@ class WgTile:
     bm: int
     bn: int
     stages: int
+    mb: int = 1  # m64 blocks per consumer warpgroup (2 needs a_regs)
+    a_regs: bool = False  # A and metadata from global memory into registers (build_frag_layout)
 
     @property
     def consumers(self) -> int:
-        return self.bm // 64
+        return self.bm // (64 * self.mb)
 
     @property
     def threads(self) -> int:
@@ -49,7 +51,7 @@ class WgTile:
 
     @property
     def stage_bytes(self) -> int:
-        return 4 * KS * self.bn * 2 + self.bm * 2 * KS * 2 + self.bm * KS // 2
+        return 4 * KS * self.bn * 2 + (0 if self.a_regs else self.bm * 2 * KS * 2 + self.bm * KS // 2)
 
     @property
     def smem_bytes(self) -> int:  # mirrors wg::Plan::BYTES
@@ -59,10 +61,12 @@ class WgTile:
 
     def name(self, dtype: torch.dtype, has_cols: bool, split: bool, tma_x: bool = False) -> str:
         args = (_CTYPE[dtype], self.bm, self.bn, self.stages, _b(has_cols), _b(split), _b(tma_x))
+        if self.a_regs:
+            args += (self.mb, "true")
         return "vnm::spmm_wgmma_sp<" + ", ".join(str(a) for a in args) + ">"
 
     def __str__(self) -> str:
-        return f"wg{self.bm}x{self.bn}s{self.stages}"
+        return f"wg{self.bm}x{self.bn}s{self.stages}" + (f"r{self.mb}" if self.a_regs else "")
 
     @property
     def splittable(self) -> bool:
@@ -81,6 +85,13 @@ TILES = (
     WgTile(64, 64, 8), WgTile(64, 128, 5), WgTile(64, 256, 3),
 )
 TILE_TABLE = {(t.bm, t.bn): t for t in TILES}
+# v21 (A in registers; an A/B against TILES, NOTES v21): the same shapes, and 256 x 128 with two
+# m64 blocks per consumer (plain 2:4 only: 256 rows span two V = 128 blocks).
+AREG_TILES = (
+    WgTile(128, 256, 6, 1, True), WgTile(128, 128, 10, 1, True), WgTile(256, 128, 10, 2, True),
+    WgTile(64, 64, 12, 1, True), WgTile(64, 128, 6, 1, True), WgTile(64, 256, 6, 1, True),
+)
+AREG_TABLE = {(t.bm, t.bn): t for t in AREG_TILES if t.mb == 1}
 
 
 def row_tile(v: int, m: int = 8) -> int | None:
@@ -130,6 +141,54 @@ def layout_of(vw: VNMWeight) -> tuple:
 def canonical_from_layout(values, meta, cols, shape, cfg) -> tuple:
     """The canonical (values, positions, columns) back from the layout (for backward)."""
     return spmm_mma_sp.canonical_from_layout(values, meta, cols, shape, cfg)
+
+
+FRAG_ROWS = 256  # the fragment image's rows are padded to the largest CTA row tile
+
+
+def build_frag_layout(values: torch.Tensor, meta: torch.Tensor) -> tuple:
+    """(afrag int32 [RB64, steps, 2, 128, 4], mfrag int32 [RB64, steps, 128, 2]) from the sm80
+    layout: the wgmma.sp A registers and metadata words of every (64-row block, stage, k32 step,
+    thread) in the order the consumers load them (wgmma_sp_layout's a_fragments /
+    metadata_words_from_bytes, for all blocks at once). Rows past R: zero values, valid codes."""
+    r, gp = values.shape[0], values.shape[1]
+    rows = -(-r // FRAG_ROWS) * FRAG_ROWS
+    steps = gp // KS
+    words = torch.zeros(rows, gp, dtype=torch.int32, device=values.device)
+    words[:r] = values.contiguous().view(torch.int32).view(r, gp)
+    codes = torch.full((rows, gp // 2), spmm_mma_sp._PAD_CODE_BYTE, dtype=torch.uint8, device=values.device)
+    codes[:r] = meta
+    t = torch.arange(128, device=values.device)
+    w, gid, tig = t // 32, (t % 32) // 4, t % 4
+    i = torch.arange(4, device=values.device)
+    # A: row 16w + gid + 8(i & 1), group 8ks + tig + 4(i >> 1) of block rb, k32 step ks
+    arow = (16 * w + gid)[:, None] + 8 * (i & 1)[None, :]                      # [128, 4]
+    agrp = tig[:, None] + 4 * (i >> 1)[None, :]                                # [128, 4]
+    blocks = words.view(rows // 64, 64, steps * 2, 8).permute(0, 2, 1, 3)     # [RB, k32 steps, 64, 8]
+    afrag = blocks[:, :, arow, agrp].reshape(rows // 64, steps, 2, 128, 4).contiguous()
+    # metadata: bytes 4ks..4ks+3 of rows 16w + gid (lo) and + 8 (hi); h = tig & 1 picks bytes 2h, 2h+1
+    h = (tig & 1)
+    cb = codes.view(rows // 64, 64, steps * 2, 4)
+    lo = cb[:, 16 * w + gid]                                                   # [RB, 128, k32, 4]
+    hi = cb[:, 16 * w + gid + 8]
+    pick = torch.stack([2 * h, 2 * h + 1], 1)                                  # [128, 2]
+    idx = pick[None, :, None, :].expand(rows // 64, 128, steps * 2, 2)
+    word = torch.cat([lo.gather(3, idx), hi.gather(3, idx)], 3)                # [RB, 128, k32, 4] bytes
+    mfrag = word.contiguous().view(torch.int32)[..., 0]                        # [RB, 128, k32]
+    mfrag = mfrag.view(rows // 64, 128, steps, 2).permute(0, 2, 1, 3).contiguous()
+    return afrag, mfrag
+
+
+LAYOUT_FRAG = "wgmma_sp_frag"
+LAYOUT_FRAG_AS_2_4 = "wgmma_sp_frag_as_2_4"
+
+
+def frag_layout_of(vw: VNMWeight, as_2_4: bool = False) -> tuple:
+    """(afrag, mfrag, cols) cached on the weight: the operands of the A-in-registers tiles."""
+    def build(w):
+        values, meta, cols = (layout_as_2_4 if as_2_4 else layout_of)(w)
+        return (*build_frag_layout(values, meta), cols)
+    return vw.layout(LAYOUT_FRAG_AS_2_4 if as_2_4 else LAYOUT_FRAG, build)
 
 
 # "As 2:4": a V:2:M weight with M % 4 == 0 is also a plain 2:4 weight over the full K (every aligned
@@ -207,7 +266,10 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     TMA where :func:`x_direct` allows: ``tma_x=True``, or by itself once ``TMA_X_BY_DEFAULT``.
     ``tile``, ``splits`` and ``out`` (a contiguous [T, R] buffer) exist for tests and tuning.
     """
+    a_regs = values.dtype == torch.int32  # the fragment image (frag_layout_of): A-in-registers tiles
     if row_tile(v, m) is None:
+        if a_regs:
+            raise ValueError(f"the fragment layout needs V % 64 == 0 or M = 4, got V = {v}")
         if tile is not None:
             raise ValueError(f"tile {tile} needs V % 64 == 0, got V = {v}")
         return spmm_mma_sp.spmm_sm80(x, values, meta, cols, bias, out_features, in_features, v, m,
@@ -225,12 +287,16 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     if not direct and (k * ldx + ntok) * x.element_size() >= GATHER_BYTES_MAX:
         return _token_chunks(x, x2, y, values, meta, cols, bias, r, k, v, m, tile, splits)
     sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
-    if tile is None and splits is None and autotune.enabled():
+    if tile is None and splits is None and autotune.enabled() and not a_regs:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct)
     tile = tile or choose_tile(ntok, r, v, sms, m)
+    if a_regs and not tile.a_regs:
+        tile = AREG_TABLE[(tile.bm, tile.bn)]
+    if a_regs != tile.a_regs:
+        raise ValueError(f"tile {tile} {'needs' if tile.a_regs else 'cannot take'} the fragment layout")
     if cols is not None and v % tile.bm:
         raise ValueError(f"tile {tile} does not fit V = {v} (bm must divide V)")
-    gp = values.shape[1]
+    gp = values.shape[1] * (KS if a_regs else 1)
     steps = gp // KS
     if splits is None:
         splits = choose_splits(tile, ntok, r, steps, sms)
@@ -242,7 +308,7 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
     xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn)) if direct else jit.NO_TENSOR_MAP
     # A by TMA: a box of 2*KS values x bm rows per stage, whose 64B swizzle is the kernel's A image
-    amap = jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64)
+    amap = jit.NO_TENSOR_MAP if a_regs else jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64)
     _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct)).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, xmap, amap),
@@ -277,8 +343,8 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
 
 def name_expressions(dtype: torch.dtype) -> list[str]:
     """Every kernel of this file for one dtype (what the compile-everything test builds)."""
-    return [t.name(dtype, c, s, d) for t in TILES for c, d in ((True, False), (False, False), (False, True))
-            for s in ((False, True) if t.splittable else (False,))]
+    return [t.name(dtype, c, s, d) for t in TILES + AREG_TILES for c, d in ((True, False), (False, False), (False, True))
+            for s in ((False, True) if t.splittable else (False,)) if t.mb == 1 or not c]
 
 
 def supported(device: torch.device) -> tuple[bool, str]:

@@ -84,13 +84,13 @@ constexpr int KS = 16;         // groups per pipeline stage
 constexpr int KROWS = 4 * KS;  // gathered X^T rows per stage
 constexpr u32 IDENTITY_COLUMNS = 0x03020100u;  // m == 4: every group keeps columns 0..3
 
-template <int BM, int BN, int STAGES>
+template <int BM, int BN, int STAGES, int MB = 1, bool AREG = false>
 struct Plan {
-  static constexpr int NC = (BM / 64) * 128;  // consumer threads
-  static constexpr int NT = NC + 128;         // + one producer warpgroup
-  static constexpr int B = KROWS * BN * 2;    // bytes per stage (multiple of 1024)
-  static constexpr int A = BM * 2 * KS * 2;   // bytes per stage (multiple of 1024)
-  static constexpr int M = BM * KS / 2;       // bytes per stage
+  static constexpr int NC = (BM / (64 * MB)) * 128;  // consumer threads (MB m64 blocks each)
+  static constexpr int NT = NC + 128;                // + one producer warpgroup
+  static constexpr int B = KROWS * BN * 2;           // bytes per stage (multiple of 1024)
+  static constexpr int A = AREG ? 0 : BM * 2 * KS * 2;  // bytes per stage (multiple of 1024)
+  static constexpr int M = AREG ? 0 : BM * KS / 2;      // bytes per stage
   static constexpr int OFF_A = STAGES * B;
   static constexpr int OFF_M = OFF_A + STAGES * A;
   static constexpr int OFF_BAR = OFF_M + STAGES * M;
@@ -102,7 +102,8 @@ struct Plan {
   // Two CTAs per SM where a consumer fits in 128 registers (one warpgroup, N <= 128).
   static constexpr int CTAS_PER_SM = (BM == 64 && BN <= 128) ? 2 : 1;
   static_assert(STAGES >= 2, "one stage in the math, one being filled");
-  static_assert(BM == 64 || BM == 128, "BM = 64 per consumer warpgroup");
+  static_assert(BM / MB == 64 || BM / MB == 128, "64 x MB rows per consumer warpgroup, one or two of them");
+  static_assert(MB == 1 || AREG, "two m64 blocks per consumer only with A in registers");
   static_assert(BN == 64 || BN == 128 || BN == 256, "BN is the wgmma N");
 };
 
@@ -115,8 +116,17 @@ struct Plan {
 // TMA_X (m = 4 only: no column gather): B is X itself, row-major [T, K], loaded per stage as one
 // TMA box of 64 k x BN tokens (128B swizzle, K-major image, zero fill past K and T) described by
 // `xmap`; no X^T is made. Otherwise `xmap` is unused and B is gathered from X^T (`xt`).
-template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, bool TMA_X>
-__global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN, STAGES>::CTAS_PER_SM)
+//
+// AREG (v21): A and its metadata come from global memory straight into the consumers' registers
+// (wgmma.sp with A from registers), from the fragment-order image of build_frag_layout
+// (spmm_wgmma_sp.py): values = u32 afrag[RB64][steps][2][128][4] (k32 step ks of a 64-row block:
+// thread t's 4 A registers at t*16 B), meta = u32 mfrag[RB64][steps][128][2] (its two metadata
+// words). The wgmma.sp operands otherwise fill the shared memory's bandwidth (NOTES v21: A by
+// TMA is written once and read by the wgmma once, 16 of the 113 KB that a 128 x 256 stage moves).
+// Consumers load them two stages ahead into a ring of three register sets. MB = 2 gives each
+// consumer two m64 blocks (a 256 x 128 tile: B is written once per 256 rows, not 128).
+template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, bool TMA_X, int MB = 1, bool AREG = false>
+__global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Plan<BM, BN, STAGES, MB, AREG>::CTAS_PER_SM)
     spmm_wgmma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                   const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                   float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
@@ -124,7 +134,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
                   const __grid_constant__ TensorMap amap) {
   static_assert(!(TMA_X && HAS_COLS), "TMA_X loads X whole: only for m = 4 (no column offsets)");
 #if VNM_HAS_WGMMA
-  using P = wg::Plan<BM, BN, STAGES>;
+  using P = wg::Plan<BM, BN, STAGES, MB, AREG>;
   using wg::KS;
   using wg::cp_async16_s;
   constexpr int NC = P::NC;
@@ -135,10 +145,10 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
   // (one CTA of 256 threads per SM) needs no reallocation: its entry count already covers the
   // consumer (ptxas reports it), so only the producer shrinks (an .inc to at most the current
   // count would be ill-formed).
-  constexpr int PRODUCER_REGS = VNM_WG_PRODUCER_REGS;
+  constexpr int PRODUCER_REGS = (AREG && TMA_X) ? 40 : VNM_WG_PRODUCER_REGS;  // AREG + TMA_X: one TMA per stage
   constexpr int ENTRY_REGS = (65536 / (P::NT * P::CTAS_PER_SM)) & ~7;  // what __launch_bounds__ grants
   constexpr int CONSUMER_REGS =
-      (BM == 128 || P::CTAS_PER_SM == 2) ? ((P::NT / 128 * ENTRY_REGS - PRODUCER_REGS) / (NC / 128)) & ~7 : 0;
+      (NC == 256 || P::CTAS_PER_SM == 2) ? ((P::NT / 128 * ENTRY_REGS - PRODUCER_REGS) / (NC / 128)) & ~7 : 0;
   static_assert(CONSUMER_REGS == 0 || (CONSUMER_REGS >= ENTRY_REGS && CONSUMER_REGS <= 256), "setmaxnreg range");
 
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -217,7 +227,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
       if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
         mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + P::A);
         if (TMA_X && !VNM_WG_SKIP_B) tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
-        tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
+        if (!AREG) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
       }
       if constexpr (!TMA_X && !VNM_WG_SKIP_B) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
         const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
@@ -234,7 +244,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
         }
       }
       // Codes: 8 bytes per row. Rows past R reuse row R-1's (valid) codes; their values are zero.
-      if (tid < BM) {
+      if (!AREG && tid < BM) {
         const int grow = min(row0 + tid, R - 1);
         cp_async8(sM + s * P::M + tid * 8, meta + static_cast<size_t>(grow) * (Gp / 2) + g0 / 2, true);
       }
@@ -246,20 +256,86 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
     // ------------------------------------------------------------------ consumer warpgroups
     if constexpr (CONSUMER_REGS > 0) setmaxnreg_inc<CONSUMER_REGS>();
     const int ct = tid - 128;              // consumer thread
-    const int cw = ct >> 7;                // consumer warpgroup: rows 64*cw .. 64*cw + 63
+    const int cw = ct >> 7;                // consumer warpgroup: m64 blocks MB*cw .. MB*cw + MB - 1
     const int lane = ct & 31, warp = (ct >> 5) & 3, gid = lane >> 2, tig = lane & 3;
-    float acc[BN / 2];
+    float acc[MB][BN / 2];
 #pragma unroll
-    for (int i = 0; i < BN / 2; ++i) acc[i] = 0.f;
+    for (int b = 0; b < MB; ++b)
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) acc[b][i] = 0.f;
 
-    // Descriptors of stage 0, k32 step 0; stage s / step ks add (bytes >> 4) to the address field.
-    const u64 a_desc0 = gmma_desc<64>(smem_addr(sA) + cw * 64 * 64, 16, 512);
     // B image: MN-major (gathered rows of X^T: 64-token slabs, LBO = one slab) or, with TMA_X,
     // K-major (a row of 64 k per token, 8-token atoms 1024 B apart); k32 step ks at ks * B_KSTEP.
     const u64 b_desc0 = TMA_X ? gmma_desc<128>(smem_addr(sB), 16, 1024) : gmma_desc<128>(smem_addr(sB), wg::KROWS * 128, 1024);
     constexpr int B_MN = TMA_X ? 0 : 1;
     constexpr u32 B_KSTEP = TMA_X ? 64 : 4096;
-    const int mrow = 64 * cw + 16 * warp + gid;  // metadata rows mrow, mrow + 8
+    const int mrow = 64 * MB * cw + 16 * warp + gid;  // rows mrow + 64 b (+ 8) of m64 block b
+
+    if constexpr (AREG) {
+      // A registers and metadata words of a stage: MB blocks x 2 k32 steps. Three sets: the one
+      // in flight, the one landing, the one being loaded; set (q + 2) % 3 is reloaded only after
+      // the wait_group that retired its reader (the empty asm keeps it in its registers until then).
+      const u32* ag = reinterpret_cast<const u32*>(values);
+      const u32* mg = reinterpret_cast<const u32*>(meta);
+      const int wt = ct & 127;
+      const size_t rb0 = static_cast<size_t>(row0 / 64 + MB * cw);
+      u32 ar[3][MB][2][4], er[3][MB][2];
+      auto load = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2], int step) {
+#pragma unroll
+        for (int b = 0; b < MB; ++b) {
+          const size_t blk = (rb0 + b) * total_steps + step;
+#pragma unroll
+          for (int ks = 0; ks < 2; ++ks) {
+            const uint4 w = __ldg(reinterpret_cast<const uint4*>(ag + ((blk * 2 + ks) * 128 + wt) * 4));
+            a[b][ks][0] = w.x; a[b][ks][1] = w.y; a[b][ks][2] = w.z; a[b][ks][3] = w.w;
+          }
+          const uint2 m2 = __ldg(reinterpret_cast<const uint2*>(mg + (blk * 128 + wt) * 2));
+          e[b][0] = m2.x; e[b][1] = m2.y;
+        }
+      };
+      auto keep = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2]) {
+#pragma unroll
+        for (int b = 0; b < MB; ++b)
+#pragma unroll
+          for (int ks = 0; ks < 2; ++ks) {
+            asm volatile("" : "+r"(a[b][ks][0]), "+r"(a[b][ks][1]), "+r"(a[b][ks][2]), "+r"(a[b][ks][3]), "+r"(e[b][ks]));
+          }
+      };
+      load(ar[0], er[0], kbeg);
+      if (nsteps > 1) load(ar[1], er[1], kbeg + 1);
+      for_unrolled<3>(nsteps, [&](int it, int q) {
+        const int s = it % STAGES;
+        mbar_wait(&full[s], (it / STAGES) & 1);
+        if (!TMA_X) fence_proxy_async_smem();  // the acquired cp.async writes, before the wgmma reads
+        const u64 b_desc = b_desc0 + static_cast<u64>((s * P::B) >> 4);
+#pragma unroll
+        for (int b = 0; b < MB; ++b) wgmma_fence_operand(acc[b]);
+        wgmma_fence();
+        if constexpr (!VNM_WG_SKIP_MMA) {
+#pragma unroll
+          for (int b = 0; b < MB; ++b)
+#pragma unroll
+            for (int ks = 0; ks < 2; ++ks)
+              WgmmaSp<T, BN>::template rs<0, B_MN>(acc[b], ar[q][b][ks], b_desc + ((ks * B_KSTEP) >> 4), er[q][b][ks], 1);
+        }
+        wgmma_commit();
+        wgmma_wait<1>();  // the previous stage's group has retired: its stage and registers are free
+        const int qf = (q + 2) % 3;
+        keep(ar[qf], er[qf]);
+        if (it + 2 < nsteps) load(ar[qf], er[qf], kbeg + it + 2);
+        if (it > 0) {
+          __syncwarp();
+          if (lane == 0) mbar_arrive(&empty[(it - 1) % STAGES]);
+        }
+      });
+      wgmma_wait<0>();
+#pragma unroll
+      for (int b = 0; b < MB; ++b) wgmma_fence_operand(acc[b]);
+#pragma unroll
+      for (int q = 0; q < 3; ++q) keep(ar[q], er[q]);
+    } else {
+    // Descriptors of stage 0, k32 step 0; stage s / step ks add (bytes >> 4) to the address field.
+    const u64 a_desc0 = gmma_desc<64>(smem_addr(sA) + cw * 64 * 64, 16, 512);
     const u32 perm = (tig & 1) ? 0x7632u : 0x5410u;
     // The metadata words are read by the asynchronous wgmma like an A fragment: their registers
     // must keep the values until the group that reads them retires. With one set of variables the
@@ -279,11 +355,11 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
       e1 = __byte_perm(lo.y, hi.y, perm);
       const u64 a_desc = a_desc0 + static_cast<u64>((s * P::A) >> 4);
       const u64 b_desc = b_desc0 + static_cast<u64>((s * P::B) >> 4);
-      wgmma_fence_operand(acc);
+      wgmma_fence_operand(acc[0]);
       wgmma_fence();
       if constexpr (!VNM_WG_SKIP_MMA) {
-        WgmmaSp<T, BN>::template ss<0, B_MN>(acc, a_desc, b_desc, e0, 1);
-        WgmmaSp<T, BN>::template ss<0, B_MN>(acc, a_desc + (32 >> 4), b_desc + (B_KSTEP >> 4), e1, 1);
+        WgmmaSp<T, BN>::template ss<0, B_MN>(acc[0], a_desc, b_desc, e0, 1);
+        WgmmaSp<T, BN>::template ss<0, B_MN>(acc[0], a_desc + (32 >> 4), b_desc + (B_KSTEP >> 4), e1, 1);
       }
       wgmma_commit();
       wgmma_wait<1>();  // the previous stage's group has retired: its buffers are free
@@ -301,16 +377,19 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
     }
     if (it < nsteps) stage(it, ea0, ea1, eb0, eb1);
     wgmma_wait<0>();
-    wgmma_fence_operand(acc);
+    wgmma_fence_operand(acc[0]);
     asm volatile("" : "+r"(ea0), "+r"(ea1), "+r"(eb0), "+r"(eb1));
+    }
 
     if (SPLIT) {
 #pragma unroll
-      for (int i = 0; i < BN / 2; ++i) {
-        const int r = row0 + mrow + 8 * ((i >> 1) & 1);
-        const int t = tok0 + 8 * (i >> 2) + 2 * tig + (i & 1);
-        if (r < R && t < ntok) partial[(static_cast<size_t>(blockIdx.z) * ntok + t) * R + r] = acc[i];
-      }
+      for (int b = 0; b < MB; ++b)
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) {
+          const int r = row0 + mrow + 64 * b + 8 * ((i >> 1) & 1);
+          const int t = tok0 + 8 * (i >> 2) + 2 * tig + (i & 1);
+          if (r < R && t < ntok) partial[(static_cast<size_t>(blockIdx.z) * ntok + t) * R + r] = acc[b][i];
+        }
       return;
     }
 
@@ -319,17 +398,19 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES>::NT, wg::Plan<BM, BN,
     named_barrier_sync(1, NC);
     T* sC = reinterpret_cast<T*>(smem);
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int r = mrow + 8 * h;
-      const float bv = (bias != nullptr && row0 + r < R) ? Elem<T>::to_float(bias[row0 + r]) : 0.f;
+    for (int b = 0; b < MB; ++b)
 #pragma unroll
-      for (int j = 0; j < BN / 8; ++j)
+      for (int h = 0; h < 2; ++h) {
+        const int r = mrow + 64 * b + 8 * h;
+        const float bv = (bias != nullptr && row0 + r < R) ? Elem<T>::to_float(bias[row0 + r]) : 0.f;
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int t = 8 * j + 2 * tig + e;
-          sC[t * P::C_PITCH + r] = Elem<T>::from_float(acc[4 * j + 2 * h + e] + bv);
-        }
-    }
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int t = 8 * j + 2 * tig + e;
+            sC[t * P::C_PITCH + r] = Elem<T>::from_float(acc[b][4 * j + 2 * h + e] + bv);
+          }
+      }
     named_barrier_sync(1, NC);
     if ((R & 7) == 0) {
       for (int i = ct; i < BN * (BM / 8); i += NC) {
