@@ -72,7 +72,7 @@ def main():
     ap.add_argument("--define", action="append", default=[], help="MACRO=v held fixed in every run")
     ap.add_argument("--path", default="wgmma_sp", choices=("wgmma_sp", "mma_sp", "mma_sp_ws"))
     args = ap.parse_args()
-    global PATH
+    global PATH, TILE
     PATH = args.path
     mod = W if PATH == "wgmma_sp" else K
     macro, values = args.knob.split("=")
@@ -82,8 +82,10 @@ def main():
     rows = {s: [] for s, *_ in cases}
     for value in values.split(","):
         fixed = dict(d.split("=") for d in args.define)
+        tile_name = fixed.pop("TILE", None)
+        if tile_name is not None:
+            TILE = {str(t): t for t in W.TILES + W.AREG_TILES}[tile_name]
         if macro == "TILE":
-            global TILE
             TILE = {str(t): t for t in W.TILES + W.AREG_TILES}[value]
             mod.DEFINES = fixed
         elif hasattr(mod, macro):  # a host-side switch of the module (e.g. TMA_X_BY_DEFAULT=0,1)

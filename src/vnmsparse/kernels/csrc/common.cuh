@@ -167,6 +167,10 @@ __device__ __forceinline__ void bulk_copy(void* dst, const void* src, u32 bytes,
       "l"(src), "r"(bytes), "r"(smem_addr(bar))
       : "memory");
 }
+// Start moving bytes (a multiple of 16, 16-byte aligned) of global memory into L2, asynchronously.
+__device__ __forceinline__ void bulk_prefetch_l2(const void* src, u32 bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(src), "r"(bytes) : "memory");
+}
 #endif
 
 }  // namespace vnm

@@ -75,6 +75,15 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_RASTER_GROUP 0
 #endif
 
+// AREG: register sets of the consumers' A / metadata ring (loads run SETS - 1 stages ahead), and
+// the stages ahead at which the producer prefetches a stage's fragments into L2 (0: none).
+#ifndef VNM_WG_AREG_SETS
+#define VNM_WG_AREG_SETS 3
+#endif
+#ifndef VNM_WG_AREG_PREFETCH
+#define VNM_WG_AREG_PREFETCH 0
+#endif
+
 // Stages of look-ahead for the gather's column words (a compile-time knob: -D for experiments).
 #ifndef VNM_WG_COLUMN_LOOKAHEAD
 #define VNM_WG_COLUMN_LOOKAHEAD 3
@@ -145,7 +154,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
   // (one CTA of 256 threads per SM) needs no reallocation: its entry count already covers the
   // consumer (ptxas reports it), so only the producer shrinks (an .inc to at most the current
   // count would be ill-formed).
-  constexpr int PRODUCER_REGS = (AREG && TMA_X) ? 40 : VNM_WG_PRODUCER_REGS;  // AREG + TMA_X: one TMA per stage
+  constexpr int PRODUCER_REGS = (AREG && TMA_X) ? 56 : VNM_WG_PRODUCER_REGS;  // AREG + TMA_X: one TMA per stage
   constexpr int ENTRY_REGS = (65536 / (P::NT * P::CTAS_PER_SM)) & ~7;  // what __launch_bounds__ grants
   constexpr int CONSUMER_REGS =
       (NC == 256 || P::CTAS_PER_SM == 2) ? ((P::NT / 128 * ENTRY_REGS - PRODUCER_REGS) / (NC / 128)) & ~7 : 0;
@@ -228,6 +237,14 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
         mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + P::A);
         if (TMA_X && !VNM_WG_SKIP_B) tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
         if (!AREG) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
+        if (AREG && VNM_WG_AREG_PREFETCH > 0 && step + VNM_WG_AREG_PREFETCH < kend) {
+#pragma unroll
+          for (int b = 0; b < BM / 64; ++b) {
+            const size_t blk = static_cast<size_t>(row0 / 64 + b) * total_steps + step + VNM_WG_AREG_PREFETCH;
+            bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, 4096);
+            bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 256, 1024);
+          }
+        }
       }
       if constexpr (!TMA_X && !VNM_WG_SKIP_B) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
         const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
@@ -272,14 +289,16 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
     const int mrow = 64 * MB * cw + 16 * warp + gid;  // rows mrow + 64 b (+ 8) of m64 block b
 
     if constexpr (AREG) {
-      // A registers and metadata words of a stage: MB blocks x 2 k32 steps. Three sets: the one
-      // in flight, the one landing, the one being loaded; set (q + 2) % 3 is reloaded only after
-      // the wait_group that retired its reader (the empty asm keeps it in its registers until then).
+      // A registers and metadata words of a stage: MB blocks x 2 k32 steps, in a ring of NS sets
+      // (one in flight, the others landing); set (q + NS - 1) % NS is reloaded only after the
+      // wait_group that retired its reader (the empty asm keeps it in its registers until then).
       const u32* ag = reinterpret_cast<const u32*>(values);
       const u32* mg = reinterpret_cast<const u32*>(meta);
       const int wt = ct & 127;
       const size_t rb0 = static_cast<size_t>(row0 / 64 + MB * cw);
-      u32 ar[3][MB][2][4], er[3][MB][2];
+      constexpr int NS = VNM_WG_AREG_SETS;
+      static_assert(NS >= 2 && NS <= 6, "2..6 register sets");
+      u32 ar[NS][MB][2][4], er[NS][MB][2];
       auto load = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2], int step) {
 #pragma unroll
         for (int b = 0; b < MB; ++b) {
@@ -301,9 +320,10 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
             asm volatile("" : "+r"(a[b][ks][0]), "+r"(a[b][ks][1]), "+r"(a[b][ks][2]), "+r"(a[b][ks][3]), "+r"(e[b][ks]));
           }
       };
-      load(ar[0], er[0], kbeg);
-      if (nsteps > 1) load(ar[1], er[1], kbeg + 1);
-      for_unrolled<3>(nsteps, [&](int it, int q) {
+#pragma unroll
+      for (int q = 0; q < NS - 1; ++q)
+        if (q < nsteps) load(ar[q], er[q], kbeg + q);
+      for_unrolled<NS>(nsteps, [&](int it, int q) {
         const int s = it % STAGES;
         mbar_wait(&full[s], (it / STAGES) & 1);
         if (!TMA_X) fence_proxy_async_smem();  // the acquired cp.async writes, before the wgmma reads
@@ -320,9 +340,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
         }
         wgmma_commit();
         wgmma_wait<1>();  // the previous stage's group has retired: its stage and registers are free
-        const int qf = (q + 2) % 3;
+        const int qf = (q + NS - 1) % NS;
         keep(ar[qf], er[qf]);
-        if (it + 2 < nsteps) load(ar[qf], er[qf], kbeg + it + 2);
+        if (it + NS - 1 < nsteps) load(ar[qf], er[qf], kbeg + it + NS - 1);
         if (it > 0) {
           __syncwarp();
           if (lane == 0) mbar_arrive(&empty[(it - 1) % STAGES]);
@@ -332,7 +352,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
 #pragma unroll
       for (int b = 0; b < MB; ++b) wgmma_fence_operand(acc[b]);
 #pragma unroll
-      for (int q = 0; q < 3; ++q) keep(ar[q], er[q]);
+      for (int q = 0; q < NS; ++q) keep(ar[q], er[q]);
     } else {
     // Descriptors of stage 0, k32 step 0; stage s / step ks add (bytes >> 4) to the address field.
     const u64 a_desc0 = gmma_desc<64>(smem_addr(sA) + cw * 64 * 64, 16, 512);
