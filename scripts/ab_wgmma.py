@@ -33,13 +33,13 @@ def case(spec, gen):
 
 
 PATH = "wgmma_sp"
-TILE = None  # knob TILE=name,name (e.g. wg128x256s5,wg256x128s10r2): tiles of W.TILES + W.AREG_TILES
+TILE = None  # knob TILE=name,name (e.g. wg128x256s5,wg256x128s10r2): tiles of W.TILES + W.SMEM_A_TILES
 
 
 def run(sets, r, k, cfg, i):
     x, _, vw = sets[i % len(sets)]
     if PATH == "wgmma_sp":
-        layout = W.frag_layout_of(vw) if TILE is not None and TILE.a_regs else W.layout_of(vw)
+        layout = K.layout_of(vw) if TILE is not None and not TILE.a_regs else W.layout_of(vw)
         return W.spmm_sm90a(x, *layout, None, r, k, cfg.v, cfg.m, tile=TILE)
     tile = K.ws_tile(cfg.v, cfg.m) if PATH == "mma_sp_ws" else None
     return K.spmm_sm80(x, *K.layout_of(vw), None, r, k, cfg.v, cfg.m, tile=tile)
@@ -84,9 +84,9 @@ def main():
         fixed = dict(d.split("=") for d in args.define)
         tile_name = fixed.pop("TILE", None)
         if tile_name is not None:
-            TILE = {str(t): t for t in W.TILES + W.AREG_TILES}[tile_name]
+            TILE = {str(t): t for t in W.TILES + W.SMEM_A_TILES}[tile_name]
         if macro == "TILE":
-            TILE = {str(t): t for t in W.TILES + W.AREG_TILES}[value]
+            TILE = {str(t): t for t in W.TILES + W.SMEM_A_TILES}[value]
             mod.DEFINES = fixed
         elif hasattr(mod, macro):  # a host-side switch of the module (e.g. TMA_X_BY_DEFAULT=0,1)
             setattr(mod, macro, value == "1")

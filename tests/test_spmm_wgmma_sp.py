@@ -52,8 +52,8 @@ def test_every_variant_compiles_without_spills(dtype):
     serialized = [line for line in module.log.splitlines() if "wgmma.mma_async instructions are serialized" in line]
     assert not serialized, serialized[:2]
     assert all(r.spills == 0 and r.stack_bytes == 0 for r in resources.values()), resources
-    for tile in W.TILES:
-        for c, s in itertools.product((True, False), (False, True) if tile.splittable else (False,)):
+    for tile in W.TILES + W.SMEM_A_TILES:
+        for c, s in itertools.product((True, False) if tile.mb == 1 else (False,), (False, True) if tile.splittable else (False,)):
             res = resources[tile.name(dtype, c, s)]
             assert res.spills == 0 and res.stack_bytes == 0, (tile, c, s, res)
             # ptxas allocates the entry cap that the setmaxnreg split was planned for.
@@ -136,13 +136,13 @@ def test_sass_has_sparse_hgmma_and_register_split(dtype, tmp_path):
 
 
 def test_tiles_fit_shared_memory():
-    for tile in W.TILES + W.AREG_TILES:
+    for tile in W.TILES + W.SMEM_A_TILES:
         assert tile.smem_bytes <= 232448, tile  # 227 KB per-CTA opt-in limit
         assert tile.ctas_per_sm * (tile.smem_bytes + 1024) <= W.SMEM_PER_SM, tile
         assert tile.stages >= 3
         # the epilogue staging [bn][bm + 8] reuses the pipeline buffers
         assert tile.bn * (tile.bm + 8) * 2 <= tile.stages * tile.stage_bytes
-    assert len(set(W.TILES)) == len(W.TILES) == len(W.TILE_TABLE)
+    assert len({(t.bm, t.bn) for t in W.TILES}) == len(W.TILES) == len(W.TILE_TABLE) + 1  # + 256 x 128
 
 
 def test_tile_choice():
@@ -171,14 +171,21 @@ def test_split_choice():
 
 
 @pytest.mark.parametrize("v,m,r,k", [(64, 4, 130, 67), (64, 8, 64, 1000), (128, 10, 260, 371), (128, 128, 300, 4000),
-                                     (64, 5, 200, 33), (256, 16, 512, 100)])
-def test_layout_round_trip(v, m, r, k):
+                                     (64, 5, 200, 33), (256, 16, 512, 100), (32, 8, 100, 300), (16, 4, 40, 88)])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_layout_round_trip(v, m, r, k, dtype):
     gen = torch.Generator().manual_seed(v + m + r + k)
     cfg = vs.VNMConfig(v, 2, m)
-    w = random_vnm(r, k, cfg, torch.bfloat16, "cpu", gen)
+    w = random_vnm(r, k, cfg, dtype, "cpu", gen)
     vw = vs.pack(w, cfg)
     values, meta, cols = W.build_layout(vw)
-    assert values.shape[1] % W.KS == 0 and meta.shape[1] * 2 == values.shape[1]
+    if W.row_tile(v, m) is None:  # the mma.sp fallback's sm80 layout, shared with that kernel
+        assert all(a is b for a, b in zip(W.layout_of(vw), spmm_mma_sp.layout_of(vw)) if a is not None)
+    else:  # the fragment image: whole 256-row tiles, whole stages
+        steps = -(-cfg.groups(k) // W.KS)
+        assert values.shape == (-(-r // 256) * 4, steps, 2, 128, 8) and values.dtype == dtype
+        assert meta.shape == (-(-r // 256) * 4, steps, 128, 2)
+        assert W.layout_of(vw)[0] is W.layout_of(vw)[0]  # cached on the weight
     back = W.canonical_from_layout(values, meta, cols, vw.shape, cfg)
     assert torch.equal(back[0], vw.values) and torch.equal(back[1], vw.positions)
     assert (back[2] is None) == (vw.columns is None)
@@ -188,8 +195,6 @@ def test_layout_round_trip(v, m, r, k):
     # the decoder the op's backward uses is registered under the layout name
     assert ops.LAYOUT_DECODERS[W.LAYOUT] is W.canonical_from_layout
     assert ops.CUDA_LAYOUTS[W.LAYOUT] is W.spmm_sm90a
-    # shared with the mma.sp kernel's cached layout: no second copy of the weight
-    assert all(a is b for a, b in zip(W.layout_of(vw), spmm_mma_sp.layout_of(vw)) if a is not None)
 
 
 @pytest.mark.parametrize("v,m,r,k", [(64, 8, 130, 520), (128, 16, 300, 1000), (64, 32, 64, 4096), (16, 4, 40, 88)])
@@ -253,15 +258,18 @@ def test_patterns(v, m):
 
 @pytest.mark.gpu
 @needs_sm90a
-@pytest.mark.parametrize("tile", W.TILES, ids=str)
+@pytest.mark.parametrize("tile", W.SMEM_A_TILES, ids=str)
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_every_tile(tile, dtype):
+def test_every_smem_a_tile(tile, dtype):
+    """v20's tiles (A by TMA into shared memory, from the sm80 layout), kept for A/B runs."""
     gen = torch.Generator().manual_seed(7)
     v = 128  # every tile (bm 64 or 128) fits V = 128
     for has_cols, t, r in ((True, 300, 260), (False, 33, 260), (True, 1000, 389), (True, 64, 256)):
         m = 16 if has_cols else 4
         for bias in (True, False):
-            run_case(r, m * 41 + 2, t, v, m, dtype, bias, gen, tile=tile)
+            check_case(lambda x, vw, b, out: W.spmm_sm90a(x, *spmm_mma_sp.layout_of(vw), b, r, m * 41 + 2, v, m,
+                                                          tile=tile, out=out),
+                       r, m * 41 + 2, t, v, m, dtype, bias, gen, what=f"tile={tile}")
 
 
 @pytest.mark.gpu
@@ -290,14 +298,14 @@ def test_x_by_tma(tile):
 
 @pytest.mark.gpu
 @needs_sm90a
-@pytest.mark.parametrize("tile", W.AREG_TILES, ids=str)
-def test_a_in_registers(tile):
-    """v21's tiles (A and metadata from the fragment image into registers): gathered and plain 2:4
-    (X^T and X by TMA), ragged R, K and T, both dtypes, bias, split-K on the decode tile."""
+@pytest.mark.parametrize("tile", W.TILES, ids=str)
+def test_every_tile(tile):
+    """Every tile (A and metadata from the fragment image into registers, v21): gathered and plain
+    2:4 (X^T and X by TMA), ragged R, K and T, both dtypes, bias, split-K on the decode tile."""
     gen = torch.Generator().manual_seed(tile.bm * 7 + tile.bn)
 
     def case(r, k, t, v, m, dtype, bias, **kw):
-        check_case(lambda x, vw, b, out: W.spmm_sm90a(x, *W.frag_layout_of(vw), b, r, k, v, m, tile=tile, out=out, **kw),
+        check_case(lambda x, vw, b, out: W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, v, m, tile=tile, out=out, **kw),
                    r, k, t, v, m, dtype, bias, gen, what=f"tile={tile} {kw}")
 
     for r, k, t in ((260, 8 * 131, 300), (389, 72, 1000), (300, 1000, 7), (513, 4096, 257)):
@@ -359,10 +367,11 @@ def test_layout_for_every_token_count_is_the_shared_one(monkeypatch):
     monkeypatch.setattr(kernels, "best_kernel", lambda index: 3)
     monkeypatch.setattr(spmm_mma_sp, "decode_preferred", lambda *a: True)
     monkeypatch.setattr(spmm_mma_sp, "layout_of", lambda vw, bulk=False: ("sm90 image" if bulk else "shared image",))
-    for pattern, want in (("64:2:8", spmm_mma_sp.LAYOUT), ("64:2:4", W.LAYOUT)):
+    monkeypatch.setattr(W, "layout_of", lambda vw: ("fragment image",))  # 2:4: the wgmma.sp kernel at every T
+    for pattern, want in (("64:2:8", (spmm_mma_sp.LAYOUT, ("shared image",))), ("64:2:4", (W.LAYOUT, ("fragment image",)))):
         vw = types.SimpleNamespace(device=torch.device("cuda", 0), dtype=torch.bfloat16,
                                    cfg=vs.VNMConfig.parse(pattern), shape=(4096, 4096))
-        assert kernels._select(None, vw, None) == (want, ("shared image",)), pattern
+        assert kernels._select(None, vw, None) == want, pattern
 
 
 @pytest.mark.gpu

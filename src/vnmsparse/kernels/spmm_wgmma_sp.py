@@ -1,10 +1,11 @@
 """Host side of the Hopper wgmma.mma_async.sp V:N:M SpMM (csrc/spmm_wgmma_sp.cu): tiles, launch.
 
-sm_90a only (H100/H200). The kernel reads the mma.sp kernel's "sm80" layout unchanged (values
-[R, Gp, 2], meta [R, Gp/2], cols [RB, Gp]; see :mod:`.spmm_mma_sp`), so :func:`layout_of` shares
-that cached layout: no second copy of the weight, and the fallback for V not a multiple of 64
-(V = 16, 32, 48, 96, ...) is the cp.async mma.sp kernel on the very same tensors. Reference:
-:func:`vnmsparse.ops.spmm_reference`.
+sm_90a only (H100/H200). The kernel reads the fragment image (:func:`build_frag_layout`, derived
+from the mma.sp kernel's "sm80" layout and cached on the weight by :func:`layout_of`): A and its
+metadata go from global memory straight into the consumers' registers, only X passes through
+shared memory. For V not a multiple of 64 (V = 16, 32, 48, 96, ...) :func:`layout_of` is the sm80
+layout itself and the cp.async mma.sp kernel runs on it. The v20 tiles (A by TMA, sm80 layout)
+stay for A/B runs (SMEM_A_TILES). Reference: :func:`vnmsparse.ops.spmm_reference`.
 """
 
 from __future__ import annotations
@@ -79,19 +80,22 @@ def _b(flag: bool) -> str:
     return "true" if flag else "false"
 
 
-# The whole tile space; stages fill the shared memory of ctas_per_sm CTAs per SM.
+# The whole tile space; stages fill the shared memory of ctas_per_sm CTAs per SM. A and its
+# metadata come into registers (v21, the fragment image of layout_of); 256 x 128 gives each
+# consumer two m64 blocks (plain 2:4 only: 256 rows span two V = 128 blocks; autotune's choice).
 TILES = (
+    WgTile(128, 64, 12, 1, True), WgTile(128, 128, 10, 1, True), WgTile(128, 256, 6, 1, True),
+    WgTile(256, 128, 10, 2, True),
+    WgTile(64, 64, 12, 1, True), WgTile(64, 128, 6, 1, True), WgTile(64, 256, 6, 1, True),
+)
+TILE_TABLE = {(t.bm, t.bn): t for t in TILES if t.mb == 1}
+# v20's tiles, A by TMA into shared memory from the sm80 layout: kept for A/B runs (NOTES v21:
+# 0-9% slower on 2:4, 5-8% on gathered shapes).
+SMEM_A_TILES = (
     WgTile(128, 64, 8), WgTile(128, 128, 8), WgTile(128, 256, 5),
     WgTile(64, 64, 8), WgTile(64, 128, 5), WgTile(64, 256, 3),
 )
-TILE_TABLE = {(t.bm, t.bn): t for t in TILES}
-# v21 (A in registers; an A/B against TILES, NOTES v21): the same shapes, and 256 x 128 with two
-# m64 blocks per consumer (plain 2:4 only: 256 rows span two V = 128 blocks).
-AREG_TILES = (
-    WgTile(128, 256, 6, 1, True), WgTile(128, 128, 10, 1, True), WgTile(256, 128, 10, 2, True),
-    WgTile(64, 64, 12, 1, True), WgTile(64, 128, 6, 1, True), WgTile(64, 256, 6, 1, True),
-)
-AREG_TABLE = {(t.bm, t.bn): t for t in AREG_TILES if t.mb == 1}
+SMEM_A_TABLE = {(t.bm, t.bn): t for t in SMEM_A_TILES}
 
 
 def row_tile(v: int, m: int = 8) -> int | None:
@@ -125,32 +129,19 @@ def choose_splits(tile: WgTile, ntok: int, rows: int, steps: int, sms: int) -> i
 
 
 # --------------------------------------------------------------------------------------------
-# layout: the mma.sp kernel's "sm80" layout, shared
-
-
-def build_layout(vw: VNMWeight) -> tuple:
-    """(values [R, Gp, 2], meta uint8 [R, Gp/2], cols int32 [RB, Gp] or None): spmm_mma_sp's."""
-    return spmm_mma_sp.build_layout(vw)
-
-
-def layout_of(vw: VNMWeight) -> tuple:
-    """The cached layout (the same cache entry as ``spmm_mma_sp.layout_of(vw)``)."""
-    return spmm_mma_sp.layout_of(vw)
-
-
-def canonical_from_layout(values, meta, cols, shape, cfg) -> tuple:
-    """The canonical (values, positions, columns) back from the layout (for backward)."""
-    return spmm_mma_sp.canonical_from_layout(values, meta, cols, shape, cfg)
+# layout: the fragment image (A registers and metadata words in the consumers' load order),
+# derived from the mma.sp kernel's "sm80" layout; V % 64 != 0 runs the mma.sp kernel on that one.
 
 
 FRAG_ROWS = 256  # the fragment image's rows are padded to the largest CTA row tile
 
 
 def build_frag_layout(values: torch.Tensor, meta: torch.Tensor) -> tuple:
-    """(afrag int32 [RB64, steps, 2, 128, 4], mfrag int32 [RB64, steps, 128, 2]) from the sm80
-    layout: the wgmma.sp A registers and metadata words of every (64-row block, stage, k32 step,
-    thread) in the order the consumers load them (wgmma_sp_layout's a_fragments /
-    metadata_words_from_bytes, for all blocks at once). Rows past R: zero values, valid codes."""
+    """(afrag [RB64, steps, 2, 128, 8] in the values' dtype, mfrag int32 [RB64, steps, 128, 2])
+    from the sm80 layout: the wgmma.sp A registers (4 x 32 bits) and metadata words of every
+    (64-row block, stage, k32 step, thread) in the order the consumers load them (wgmma_sp_layout's
+    a_fragments / metadata_words_from_bytes, for all blocks at once). Rows past R: zero values,
+    valid codes. RB64 is padded to whole FRAG_ROWS tiles."""
     r, gp = values.shape[0], values.shape[1]
     rows = -(-r // FRAG_ROWS) * FRAG_ROWS
     steps = gp // KS
@@ -165,7 +156,7 @@ def build_frag_layout(values: torch.Tensor, meta: torch.Tensor) -> tuple:
     arow = (16 * w + gid)[:, None] + 8 * (i & 1)[None, :]                      # [128, 4]
     agrp = tig[:, None] + 4 * (i >> 1)[None, :]                                # [128, 4]
     blocks = words.view(rows // 64, 64, steps * 2, 8).permute(0, 2, 1, 3)     # [RB, k32 steps, 64, 8]
-    afrag = blocks[:, :, arow, agrp].reshape(rows // 64, steps, 2, 128, 4).contiguous()
+    afrag = blocks[:, :, arow, agrp].reshape(rows // 64, steps, 2, 128, 4).contiguous().view(values.dtype)
     # metadata: bytes 4ks..4ks+3 of rows 16w + gid (lo) and + 8 (hi); h = tig & 1 picks bytes 2h, 2h+1
     h = (tig & 1)
     cb = codes.view(rows // 64, 64, steps * 2, 4)
@@ -179,16 +170,54 @@ def build_frag_layout(values: torch.Tensor, meta: torch.Tensor) -> tuple:
     return afrag, mfrag
 
 
-LAYOUT_FRAG = "wgmma_sp_frag"
-LAYOUT_FRAG_AS_2_4 = "wgmma_sp_frag_as_2_4"
+def _frag_index(device):
+    t = torch.arange(128, device=device)
+    w, gid, tig = t // 32, (t % 32) // 4, t % 4
+    i = torch.arange(4, device=device)
+    return (16 * w + gid)[:, None] + 8 * (i & 1)[None, :], tig[:, None] + 4 * (i >> 1)[None, :], 16 * w + gid, tig & 1
 
 
-def frag_layout_of(vw: VNMWeight, as_2_4: bool = False) -> tuple:
-    """(afrag, mfrag, cols) cached on the weight: the operands of the A-in-registers tiles."""
-    def build(w):
-        values, meta, cols = (layout_as_2_4 if as_2_4 else layout_of)(w)
-        return (*build_frag_layout(values, meta), cols)
-    return vw.layout(LAYOUT_FRAG_AS_2_4 if as_2_4 else LAYOUT_FRAG, build)
+def sm80_from_frag_layout(afrag: torch.Tensor, mfrag: torch.Tensor, r: int) -> tuple:
+    """Inverse of :func:`build_frag_layout`: (values [R, Gp, 2], meta uint8 [R, Gp/2])."""
+    rb, steps = afrag.shape[0], afrag.shape[1]
+    gp = steps * KS
+    arow, agrp, row, h = _frag_index(afrag.device)
+    blocks = torch.empty(rb, steps * 2, 64, 8, dtype=torch.int32, device=afrag.device)
+    blocks[:, :, arow, agrp] = afrag.contiguous().view(torch.int32).view(rb, steps * 2, 128, 4)
+    values = blocks.permute(0, 2, 1, 3).reshape(rb * 64, gp)[:r].contiguous().view(afrag.dtype).view(r, gp, 2)
+    word = mfrag.permute(0, 2, 1, 3).reshape(rb, 128, steps * 2).contiguous().view(torch.uint8).view(rb, 128, steps * 2, 4)
+    word = word.permute(0, 2, 1, 3)  # [RB, k32, 128 threads, 4 bytes]
+    cb = torch.empty(rb, steps * 2, 64, 4, dtype=torch.uint8, device=afrag.device)
+    for j in range(2):  # bytes 2h + j of rows `row` (lo) and `row` + 8 (hi)
+        cb[:, :, row, 2 * h + j] = word[..., j]
+        cb[:, :, row + 8, 2 * h + j] = word[..., 2 + j]
+    return values, cb.permute(0, 2, 1, 3).reshape(rb * 64, gp // 2)[:r].contiguous()
+
+
+def _frag(layout: tuple) -> tuple:
+    values, meta, cols = layout
+    return (*build_frag_layout(values, meta), cols)
+
+
+def build_layout(vw: VNMWeight) -> tuple:
+    """(afrag, mfrag, cols) for V % 64 == 0 or M = 4, else the mma.sp kernel's sm80 layout."""
+    layout = spmm_mma_sp.build_layout(vw)
+    return layout if row_tile(vw.cfg.v, vw.cfg.m) is None else _frag(layout)
+
+
+def layout_of(vw: VNMWeight) -> tuple:
+    """The cached layout: the fragment image, or (V % 64 != 0) the same cache entry as
+    ``spmm_mma_sp.layout_of(vw)``, which the mma.sp fallback reads."""
+    if row_tile(vw.cfg.v, vw.cfg.m) is None:
+        return spmm_mma_sp.layout_of(vw)
+    return vw.layout(LAYOUT, build_layout)
+
+
+def canonical_from_layout(values, meta, cols, shape, cfg) -> tuple:
+    """The canonical (values, positions, columns) back from the layout (for backward)."""
+    if values.dim() == 5:
+        values, meta = sm80_from_frag_layout(values, meta, shape[0])
+    return spmm_mma_sp.canonical_from_layout(values, meta, cols, shape, cfg)
 
 
 # "As 2:4": a V:2:M weight with M % 4 == 0 is also a plain 2:4 weight over the full K (every aligned
@@ -201,11 +230,11 @@ LAYOUT_AS_2_4 = "wgmma_sp_as_2_4"
 def build_layout_as_2_4(vw: VNMWeight) -> tuple:
     if vw.cfg.m % 4:
         raise ValueError(f"a V:2:M weight runs as 2:4 only when M % 4 == 0, got {vw.cfg}")
-    return spmm_mma_sp.build_layout(pack(unpack(vw), VNMConfig(vw.cfg.v, 2, 4)))
+    return _frag(spmm_mma_sp.build_layout(pack(unpack(vw), VNMConfig(vw.cfg.v, 2, 4))))
 
 
 def layout_as_2_4(vw: VNMWeight) -> tuple:
-    """(values, meta, None) of the weight packed as 2:4, cached on it."""
+    """(afrag, mfrag, None) of the weight packed as 2:4, cached on it."""
     return vw.layout(LAYOUT_AS_2_4, build_layout_as_2_4)
 
 
@@ -219,7 +248,7 @@ def spmm_sm90a_as_2_4(x, values, meta, cols, bias, out_features, in_features, v,
 def canonical_from_layout_as_2_4(values, meta, cols, shape, cfg) -> tuple:
     """The weight's own canonical parts (at its M) back from the 2:4 operands (for backward)."""
     as24 = VNMConfig(cfg.v, 2, 4)
-    w = unpack_parts(*spmm_mma_sp.canonical_from_layout(values, meta, None, shape, as24), shape, as24)
+    w = unpack_parts(*canonical_from_layout(values, meta, None, shape, as24), shape, as24)
     vw = pack(w, cfg)
     return vw.values, vw.positions, vw.columns
 
@@ -266,7 +295,7 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     TMA where :func:`x_direct` allows: ``tma_x=True``, or by itself once ``TMA_X_BY_DEFAULT``.
     ``tile``, ``splits`` and ``out`` (a contiguous [T, R] buffer) exist for tests and tuning.
     """
-    a_regs = values.dtype == torch.int32  # the fragment image (frag_layout_of): A-in-registers tiles
+    a_regs = values.dim() == 5  # the fragment image (layout_of); else the sm80 layout (SMEM_A_TILES)
     if row_tile(v, m) is None:
         if a_regs:
             raise ValueError(f"the fragment layout needs V % 64 == 0 or M = 4, got V = {v}")
@@ -287,11 +316,11 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     if not direct and (k * ldx + ntok) * x.element_size() >= GATHER_BYTES_MAX:
         return _token_chunks(x, x2, y, values, meta, cols, bias, r, k, v, m, tile, splits)
     sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
-    if tile is None and splits is None and autotune.enabled() and not a_regs:
+    if tile is None and splits is None and autotune.enabled() and a_regs:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct)
     tile = tile or choose_tile(ntok, r, v, sms, m)
-    if a_regs and not tile.a_regs:
-        tile = AREG_TABLE[(tile.bm, tile.bn)]
+    if not a_regs and tile.a_regs:
+        tile = SMEM_A_TABLE[(tile.bm, tile.bn)]
     if a_regs != tile.a_regs:
         raise ValueError(f"tile {tile} {'needs' if tile.a_regs else 'cannot take'} the fragment layout")
     if cols is not None and v % tile.bm:
@@ -343,7 +372,7 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
 
 def name_expressions(dtype: torch.dtype) -> list[str]:
     """Every kernel of this file for one dtype (what the compile-everything test builds)."""
-    return [t.name(dtype, c, s, d) for t in TILES + AREG_TILES for c, d in ((True, False), (False, False), (False, True))
+    return [t.name(dtype, c, s, d) for t in TILES + SMEM_A_TILES for c, d in ((True, False), (False, False), (False, True))
             for s in ((False, True) if t.splittable else (False,)) if t.mb == 1 or not c]
 
 

@@ -198,16 +198,6 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
 // Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
 // Without SPLIT the CTA writes y (bias fused); with SPLIT it writes fp32 partial sums
 // partial[z][t][r] and splitk_reduce finishes.
-// Threads per gathered B row of a stage. 1 (v20): a warp's cp.async covers whole 128-byte lines
-// of a few rows, so L2 sees one tag request per line; the ncu of v19 found both kernels bound by
-// L2 tag requests (80-90%), and the old split (2-4 threads per row, each copying consecutive
-// chunks, for fewer address computations) asked for one line per 16-byte copy. 0: that split.
-#ifndef VNM_MMA_B_WHOLE_ROWS
-#define VNM_MMA_B_WHOLE_ROWS 1
-#endif
-#define B_COPY_THREADS_PER_ROW(threads, chunks) \
-  (VNM_MMA_B_WHOLE_ROWS ? (chunks) : ((threads) / KROWS) < 1 ? 1 : (((threads) / KROWS) > (chunks) ? (chunks) : ((threads) / KROWS)))
-
 template <typename T, int BM, int BN, int WM, int WN, int STAGES, bool HAS_COLS, bool SPLIT>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     spmm_mma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
@@ -219,8 +209,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   constexpr int MT = WM / 16, NTILES = WN / 8;
   constexpr int A_CPR = 2 * KS * 2 / 16;  // 16-byte chunks per A row per stage
   constexpr int B_CPR = BN / 8;
-  // B copies: TPR threads per gathered row, each copying CPT consecutive 16-byte chunks.
-  constexpr int TPR = B_COPY_THREADS_PER_ROW(NT, B_CPR);
+  // B copies: TPR threads per gathered row, each copying CPT consecutive 16-byte chunks, so the
+  // row's address is computed once per CPT copies (the loop is issue-bound on Hopper otherwise:
+  // whole rows per warp, one thread per chunk, ran 10-30% slower here, NOTES v20).
+  constexpr int TPR = (NT / KROWS) < 1 ? 1 : ((NT / KROWS) > B_CPR ? B_CPR : (NT / KROWS));
   constexpr int CPT = B_CPR / TPR;
   constexpr int B_TASKS = KROWS * TPR;
   constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
@@ -342,7 +334,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
   constexpr int NC = NCW * 32, NP = PW * 32;
   constexpr int MT = WM / 16, NTILES = WN / 8;
   constexpr int B_CPR = BN / 8;                           // 16-byte chunks per gathered row
-  constexpr int TPR = B_COPY_THREADS_PER_ROW(NP, B_CPR);  // producer threads per gathered row
+  // One producer thread per 16-byte chunk of a gathered row: a warp's copy covers whole 128-byte
+  // lines (v20; the 64 x 256 tile ran 26% faster than with two threads per row, 128 x 128 -4%/+4%).
+  constexpr int TPR = B_CPR;                              // producer threads per gathered row
   constexpr int RPT = KROWS * TPR / NP;                   // gathered rows per producer thread and stage
   constexpr int CPT = B_CPR / TPR;                        // chunks per thread and row
   constexpr int LOOKAHEAD = VNM_MMA_WS_LOOKAHEAD;

@@ -75,11 +75,10 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_RASTER_GROUP 0
 #endif
 
-// AREG: register sets of the consumers' A / metadata ring (loads run SETS - 1 stages ahead), and
-// the stages ahead at which the producer prefetches a stage's fragments into L2 (0: none).
-#ifndef VNM_WG_AREG_SETS
-#define VNM_WG_AREG_SETS 3
-#endif
+// AREG: register sets of the consumers' A / metadata ring (loads run SETS - 1 stages ahead; by
+// default 5 with one m64 block per consumer, +0-9% over 3 on the H200, NOTES v21, and 3 with two,
+// where 4 already spills), and the stages ahead at which the producer prefetches a stage's
+// fragments into L2 (0: none; +2% on 2:4, -2% gathered: within the noise, off).
 #ifndef VNM_WG_AREG_PREFETCH
 #define VNM_WG_AREG_PREFETCH 0
 #endif
@@ -296,7 +295,11 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
       const u32* mg = reinterpret_cast<const u32*>(meta);
       const int wt = ct & 127;
       const size_t rb0 = static_cast<size_t>(row0 / 64 + MB * cw);
+#ifdef VNM_WG_AREG_SETS
       constexpr int NS = VNM_WG_AREG_SETS;
+#else
+      constexpr int NS = MB == 1 ? 5 : 3;
+#endif
       static_assert(NS >= 2 && NS <= 6, "2..6 register sets");
       u32 ar[NS][MB][2][4], er[NS][MB][2];
       auto load = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2], int step) {
