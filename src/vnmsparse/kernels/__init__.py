@@ -54,11 +54,13 @@ def best_kernel(device_index: int) -> int:
     return _best_kernel(device_index)
 
 
-# V:2:8 from this many tokens runs as plain 2:4 (the as-2:4 layout: twice the math, but X by TMA
+# 64:2:8 from this many tokens runs as plain 2:4 (the as-2:4 layout: twice the math, but X by TMA
 # and no column gather): on the H200 it is faster from T = 512 on and about even at 256 (mid-T and
 # quick grids, LLaMA-7B shapes: 64:2:8 at T >= 2048 1.14-1.34x vs 0.71-0.91x gathered; at T = 128
-# the gathered kernels win). It keeps a second weight image (2:4 over the full K, twice the bytes
-# of the compact V:2:8 one); VNM_AS_2_4=0 turns the route off where memory matters more.
+# the gathered kernels win). Since v21 the gathered kernel wins at V = 128 (128:2:8, T >= 2048:
+# 1.33-1.47x vs 1.09-1.17x as 2:4, quick grid v21q), so V % 128 == 0 stays gathered. It keeps a
+# second weight image (2:4 over the full K, twice the bytes of the compact V:2:8 one);
+# VNM_AS_2_4=0 turns the route off where memory matters more.
 AS_2_4_MIN_TOKENS = 256
 
 
@@ -68,7 +70,7 @@ def _tma_readable(x) -> bool:
 
 
 def _as_2_4(x, vw, tokens: int) -> bool:
-    if vw.cfg.m != 8 or tokens < AS_2_4_MIN_TOKENS or os.environ.get("VNM_AS_2_4", "1").strip() == "0":
+    if vw.cfg.m != 8 or vw.cfg.v % 128 == 0 or tokens < AS_2_4_MIN_TOKENS or os.environ.get("VNM_AS_2_4", "1").strip() == "0":
         return False
     return _tma_readable(x)
 

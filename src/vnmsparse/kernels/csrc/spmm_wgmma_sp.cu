@@ -76,8 +76,9 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #endif
 
 // AREG: register sets of the consumers' A / metadata ring (loads run SETS - 1 stages ahead; by
-// default 5 with one m64 block per consumer, +0-9% over 3 on the H200, NOTES v21, and 3 with two,
-// where 4 already spills), and the stages ahead at which the producer prefetches a stage's
+// default 5 with one m64 block per consumer, +0-9% over 3 on the H200, NOTES v21; 9 for the
+// decode tiles, BN = 64, whose few accumulators leave room for more bytes in flight; 3 with two
+// m64 blocks, where 4 already spills), and the stages ahead at which the producer prefetches a stage's
 // fragments into L2 (0: none; +2% on 2:4, -2% gathered: within the noise, off).
 #ifndef VNM_WG_AREG_PREFETCH
 #define VNM_WG_AREG_PREFETCH 0
@@ -298,9 +299,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
 #ifdef VNM_WG_AREG_SETS
       constexpr int NS = VNM_WG_AREG_SETS;
 #else
-      constexpr int NS = MB == 1 ? 5 : 3;
+      constexpr int NS = MB == 2 ? 3 : BN <= 64 ? 9 : 5;
 #endif
-      static_assert(NS >= 2 && NS <= 6, "2..6 register sets");
+      static_assert(NS >= 2 && NS <= 10, "2..10 register sets");
       u32 ar[NS][MB][2][4], er[NS][MB][2];
       auto load = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2], int step) {
 #pragma unroll
