@@ -2,7 +2,8 @@
 
   python scripts/ab_wgmma.py VNM_WG_COLUMN_LOOKAHEAD=1,3,6 [--shapes 4096x4096x8192:128:2:8,...]
   python scripts/ab_wgmma.py TMA_X_BY_DEFAULT=0,1 --define VNM_WG_SKIP_B=1 --shapes 4096x4096x8192:2:4
-  python scripts/ab_wgmma.py VNM_MMA_B_WHOLE_ROWS=0,1 --path mma_sp_ws
+  python scripts/ab_wgmma.py TILE=wg128x256s5,wg128x256s6r1 --shapes 4096x4096x8192:2:4   (v20 vs v21 tiles)
+  python scripts/ab_wgmma.py VNM_MMA_WS_LOOKAHEAD=2,4 --path mma_sp_ws
 
 Each value is compiled as its own module (spmm_wgmma_sp.DEFINES), checked against fp32, and timed
 as a CUDA graph of back-to-back calls over 3 rotating (x, weight) sets (median of 20 replays).

@@ -92,11 +92,12 @@ def _tiles(bulk: bool):
 TILE_TABLE = {False: _tiles(False), True: _tiles(True)}
 TILES = tuple(TILE_TABLE[False].values()) + tuple(TILE_TABLE[True].values())
 
-# The warp-specialised prefill kernel (opt-in, path `mma_sp_ws`; written for an A/B against the
-# classic tiles, NOTES "The mma.sp ceiling with its operands in shared memory"): 64 x 64 warp
-# tiles, four producer warps (two were counted to be issue-bound: ~24 copies of ~10 instructions
-# each per thread and stage against ~570 clk of mma.sp). Its rings need the shared memory of an
-# A100 / H100 (>= 160 KB).
+# The warp-specialised prefill kernel (opt-in, path `mma_sp_ws`; NOTES "The mma.sp ceiling with
+# its operands in shared memory", "v18-v21"): 64 x 64 warp tiles, four producer warps (two were
+# counted to be issue-bound: ~24 copies of ~10 instructions each per thread and stage against
+# ~570 clk of mma.sp). Its rings need the shared memory of an A100 / H100 (>= 160 KB). On the H200
+# it is no faster than the classic tiles (quick grid T >= 2048: 0.34x-2.42x vs 0.29x-2.88x cuBLAS;
+# one consumer warp per scheduler), so it is not routed to.
 WS_TILES = {128: TileConfig(128, 128, 64, 64, 6, producers=4), 64: TileConfig(64, 256, 64, 64, 5, producers=4)}
 
 

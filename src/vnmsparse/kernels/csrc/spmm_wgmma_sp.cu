@@ -68,13 +68,6 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_GATHER_OFF32 1
 #endif
 
-// Row tiles per group of the launch order (0: blockIdx.x is the row tile, all row tiles of one
-// token tile run together, so W stays in L2 for the whole kernel). A group keeps the concurrent
-// tiles' W and X panels smaller where W is large (an L2 experiment, NOTES v20).
-#ifndef VNM_WG_RASTER_GROUP
-#define VNM_WG_RASTER_GROUP 0
-#endif
-
 // AREG: register sets of the consumers' A / metadata ring (loads run SETS - 1 stages ahead; by
 // default 5 with one m64 block per consumer, +0-9% over 3 on the H200, NOTES v21; 9 for the
 // decode tiles, BN = 64, whose few accumulators leave room for more bytes in flight; 3 with two
@@ -170,15 +163,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
   u64* empty = full + STAGES;
 
   const int tid = threadIdx.x;
-  int rt = blockIdx.x, tt = blockIdx.y;
-  if (VNM_WG_RASTER_GROUP > 0) {  // launch order walks GROUP row tiles per token tile, not all of them
-    const int per = VNM_WG_RASTER_GROUP * gridDim.y, id = blockIdx.y * gridDim.x + blockIdx.x;
-    const int first = id / per * VNM_WG_RASTER_GROUP, in = id % per;
-    const int size = min(static_cast<int>(gridDim.x) - first, VNM_WG_RASTER_GROUP);
-    rt = first + in % size;
-    tt = in / size;
-  }
-  const int row0 = rt * BM, tok0 = tt * BN;
+  const int row0 = blockIdx.x * BM, tok0 = blockIdx.y * BN;
   const int total_steps = Gp / KS;
   const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;

@@ -2,7 +2,7 @@
 # v21 as the default wgmma.sp path (A in registers from the fragment image): the GPU suites of the
 # wgmma.sp kernel, its layout, the op and the nn module; memcheck on sanitize_spmm.py (the 256 x 128
 # tile included); then the quick grid (as v17q) for the README, cuBLAS / cuSPARSELt in the same run.
-# Usage: OUT=$OUT bash scripts/gpu_s7.sh   (<= 8 files in $OUT)
+# Usage: [TAG=h200_v21] OUT=$OUT bash scripts/gpu_v21.sh   (<= 8 files in $OUT)
 set -uo pipefail
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 VNM_CACHE_DIR=${VNM_CACHE_DIR:-/tmp/vnmcache}
 OUT=${OUT:-/tmp/vnm_out}; mkdir -p "$OUT"
