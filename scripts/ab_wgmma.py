@@ -34,7 +34,7 @@ def case(spec, gen):
 
 
 PATH = "wgmma_sp"
-TILE = None  # knob TILE=name,name (e.g. wg128x256s5,wg256x128s10r2): tiles of W.TILES + W.SMEM_A_TILES
+TILE = None  # knob TILE=name,name (e.g. wg128x256s5,wg256x128s10r2): tiles of W.TILES + W.SMEM_A_TILES + W.STAGED_TILES
 
 
 def run(sets, r, k, cfg, i):
@@ -85,9 +85,9 @@ def main():
         fixed = dict(d.split("=") for d in args.define)
         tile_name = fixed.pop("TILE", None)
         if tile_name is not None:
-            TILE = {str(t): t for t in W.TILES + W.SMEM_A_TILES}[tile_name]
+            TILE = {str(t): t for t in W.TILES + W.SMEM_A_TILES + W.STAGED_TILES}[tile_name]
         if macro == "TILE":
-            TILE = {str(t): t for t in W.TILES + W.SMEM_A_TILES}[value]
+            TILE = {str(t): t for t in W.TILES + W.SMEM_A_TILES + W.STAGED_TILES}[value]
             mod.DEFINES = fixed
         elif hasattr(mod, macro):  # a host-side switch of the module (e.g. TMA_X_BY_DEFAULT=0,1)
             setattr(mod, macro, value == "1")
