@@ -20,7 +20,7 @@ from ..format import VNMWeight, pack, unpack, unpack_parts
 from . import autotune, jit, spmm_mma_sp
 
 SOURCE = "spmm_wgmma_sp.cu"
-LAYOUT = "wgmma_sp"  # the ops layout name (dispatch key); the tensors are spmm_mma_sp's "sm80" layout
+LAYOUT = "wgmma_sp"  # the ops layout name (dispatch key); the tensors are layout_of's
 KS = spmm_mma_sp.KS  # groups per pipeline stage; must match wg::KS in the .cu
 _CTYPE = {torch.float16: "__half", torch.bfloat16: "__nv_bfloat16"}
 _PARAMS = ("ptr",) * 7 + ("i32",) * 9 + ("tmap", "tmap")
@@ -289,7 +289,8 @@ def x_direct(x2: torch.Tensor, has_cols: bool) -> bool:
 
 def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, tile: WgTile | None = None,
                splits: int | None = None, out: torch.Tensor | None = None, tma_x: bool | None = None):
-    """Y = x @ W.T (+ bias) with wgmma.mma_async.sp; operands in the "sm80" layout.
+    """Y = x @ W.T (+ bias) with wgmma.mma_async.sp; operands from :func:`layout_of` (the fragment
+    image; the "sm80" layout runs the SMEM_A_TILES or, for V % 64 != 0, the mma.sp kernel).
 
     V % 64 != 0 runs the cp.async mma.sp kernel (same operands). Plain 2:4 (m = 4) can read X by
     TMA where :func:`x_direct` allows: ``tma_x=True``, or by itself once ``TMA_X_BY_DEFAULT``.

@@ -2,9 +2,10 @@
 //
 //   Y[t, r] = sum_k X[t, k] * W[r, k] (+ bias[r])
 //
-// Same contract and operands as the cp.async mma.sp kernel (spmm_mma_sp.cu, "sm80" layout, which
-// this kernel reads unchanged): values [R, Gp, 2], meta [R, Gp/2] (canonical 4-bit codes), cols
-// [RB, Gp] (a block's 4 column offsets per group as one u32), X feature-major X^T[K, ldx].
+// Same contract as the cp.async mma.sp kernel (spmm_mma_sp.cu). Operands: with AREG (below, the
+// default tiles) the fragment image of spmm_wgmma_sp.build_frag_layout; without, the "sm80" layout
+// read unchanged: values [R, Gp, 2], meta [R, Gp/2] (canonical 4-bit codes). Both: cols [RB, Gp]
+// (a block's 4 column offsets per group as one u32), X row-major (TMA_X) or X^T[K, ldx].
 //
 // CTA = BM rows inside one V-row block (BM = 64 per consumer warpgroup: BM = 128 shares one
 // gathered B tile between two consumer warpgroups) x BN tokens (the wgmma N: 64, 128 or 256).
