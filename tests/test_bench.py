@@ -338,3 +338,30 @@ def test_stop_early_turns_interrupts_into_a_note_and_restores_sigterm():
     with pytest.raises(ValueError):
         with B.StopEarly():
             raise ValueError("other errors propagate")
+
+
+def test_sm_clock_monitor_windows():
+    """Median of the samples inside a window; a window between samples gets the last one before its
+    end; nothing yet: NaN. A missing nvidia-smi gives NaN, never an error."""
+    import io
+
+    class FakeProc:
+        def __init__(self, text):
+            self.stdout = io.StringIO(text)
+
+        def poll(self):
+            return 0
+
+    mon = bench.SmClockMonitor(0, popen=lambda *a, **k: FakeProc(""))
+    assert math.isnan(mon.median(0.0, 1e9))
+    mon.times, mon.mhz = [1.0, 2.0, 3.0, 4.0], [1980.0, 1700.0, 1660.0, 1650.0]
+    assert mon.median(1.5, 3.5) == 1680.0
+    assert mon.median(2.2, 2.8) == 1700.0  # between samples: the last one before the window's end
+    assert math.isnan(mon.median(0.1, 0.5))
+    mon._read(io.StringIO("1980\n[N/A]\n1700\n"))
+    assert mon.mhz[-2:] == [1980.0, 1700.0]
+
+    def missing(*a, **k):
+        raise FileNotFoundError("nvidia-smi")
+
+    assert math.isnan(bench.SmClockMonitor(0, popen=missing).median(0.0, 1e9))

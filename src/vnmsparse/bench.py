@@ -56,6 +56,9 @@ METHOD = """\
   shows the working set, below 2x L2 for the smallest weights. If capture fails, CUDA events
   around an eager loop of the same calls (``method=events``, host overhead included).
 * wall time: ``torch.cuda.synchronize`` around an eager loop of calls (host overhead included).
+* clock: ``sm_MHz`` is the median SM clock nvidia-smi reported (every 20 ms, in the background)
+  while a row's timed replays ran: under sustained sparse tensor-core load an H200 runs below its
+  1980 MHz, and a ratio is read against the clock both sides actually got.
 * correctness, every row: a fresh random x; each path's output vs ``F.linear`` on the same dense
   weight in fp32; relative Frobenius error <= 1e-2. The output's memory is poisoned with NaN
   first (freed NaN block of the output's size, which the caching allocator hands back) and any
@@ -160,7 +163,7 @@ COLUMNS = [
     "shape", "R", "K", "T", "pattern", "v", "m", "path", "status", "t_us", "t_p10_us", "t_p90_us", "spread_pct",
     "wall_us", "speedup", "speedup_vs_cslt", "speedup_wall", "tflops", "frac_ideal", "frac_roofline", "frac_bytes",
     "weight_bytes", "weight_ratio", "weight_TBps", "rel_err", "method", "n_sets", "rot_MB", "calls", "reps",
-    "first_ms", "note",
+    "first_ms", "sm_MHz", "note",
 ]
 TEXT_COLUMNS = {"shape", "pattern", "path", "status", "method", "note"}
 
@@ -331,6 +334,7 @@ class Timing:
     calls: int
     reps: int
     first_ms: float
+    sm_mhz: float = math.nan  # median SM clock during the timed repetitions (SmClockMonitor)
 
 
 def _percentile(xs: list, q: float) -> float:
@@ -340,10 +344,52 @@ def _percentile(xs: list, q: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
-def _timing(per_call_s: list, wall_s: float, method, n_sets, calls, reps, first_s) -> Timing:
+def _timing(per_call_s: list, wall_s: float, method, n_sets, calls, reps, first_s, sm_mhz=math.nan) -> Timing:
     us = [t * 1e6 for t in per_call_s]
     return Timing(statistics.median(us), _percentile(us, 0.1), _percentile(us, 0.9), wall_s * 1e6, method,
-                  n_sets, calls, reps, first_s * 1e3)
+                  n_sets, calls, reps, first_s * 1e3, sm_mhz)
+
+
+class SmClockMonitor:
+    """The GPU's SM clock, sampled in the background: one ``nvidia-smi ... -lms`` process streams
+    a value every ``period_ms`` into a list that :meth:`median` reads for a time window
+    (``time.perf_counter`` seconds). Without nvidia-smi every median is NaN."""
+
+    def __init__(self, index: int, period_ms: int = 20, popen=subprocess.Popen):
+        self.times: list = []
+        self.mhz: list = []
+        self.proc = None
+        query = ["nvidia-smi", f"--id={index}", "--query-gpu=clocks.sm", "--format=csv,noheader,nounits",
+                 "-lms", str(period_ms)]
+        try:
+            self.proc = popen(query, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        except OSError:
+            return
+        threading.Thread(target=self._read, args=(self.proc.stdout,), daemon=True).start()
+
+    def _read(self, lines) -> None:
+        for line in lines:
+            try:
+                value = float(line.strip())
+            except ValueError:
+                continue  # "[N/A]" or a partial line
+            self.times.append(time.perf_counter())
+            self.mhz.append(value)
+
+    def median(self, t0: float, t1: float) -> float:
+        """Median clock sampled in [t0, t1]; a window shorter than the period gets the last sample
+        before t1; NaN when there is none."""
+        import bisect
+
+        n = len(self.times)  # the reader only appends: a consistent prefix
+        lo, hi = bisect.bisect_left(self.times, t0, 0, n), bisect.bisect_right(self.times, t1, 0, n)
+        if hi > lo:
+            return statistics.median(self.mhz[lo:hi])
+        return self.mhz[hi - 1] if hi > 0 else math.nan
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
 
 
 class Clock:
@@ -393,9 +439,10 @@ class CudaClock(Clock):
 
     method = "graph"
 
-    def __init__(self, device: torch.device):
+    def __init__(self, device: torch.device, monitor: Optional[SmClockMonitor] = None):
         super().__init__(device)
         self.side = torch.cuda.Stream(device)
+        self.monitor = monitor
 
     def sync(self):
         torch.cuda.synchronize(self.device)
@@ -429,17 +476,21 @@ class CudaClock(Clock):
         self.sync()
         reps = max(MIN_REPS, min(reps, int(max_s / max(time.perf_counter() - t0, 1e-9))))
         events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+        t0 = time.perf_counter()
         for start, end in events:
             start.record()
             run()
             end.record()
         self.sync()
+        mhz = self.monitor.median(t0, time.perf_counter()) if self.monitor is not None else math.nan
         per_call = [start.elapsed_time(end) * 1e-3 / n for start, end in events]
-        return _timing(per_call, self._wall(call, n_sets, est), method, n_sets, n, reps, first)
+        return _timing(per_call, self._wall(call, n_sets, est), method, n_sets, n, reps, first, mhz)
 
 
 def make_clock(device: torch.device) -> Clock:
-    return CudaClock(device) if device.type == "cuda" else Clock(device)
+    if device.type != "cuda":
+        return Clock(device)
+    return CudaClock(device, SmClockMonitor(device.index if device.index is not None else torch.cuda.current_device()))
 
 
 # ============================================================================================
@@ -615,7 +666,8 @@ def make_row(sh: Shape, t: int, cfg: VNMConfig, path: str, timing: Optional[Timi
                    spread_pct=100 * (timing.p90_us - timing.p10_us) / timing.median_us, wall_us=timing.wall_us,
                    tflops=2 * t * sh.r * sh.k / (timing.median_us * 1e-6) / 1e12,
                    weight_TBps=weight_bytes / (timing.median_us * 1e-6) / 1e12, method=timing.method,
-                   n_sets=timing.n_sets, calls=timing.calls, reps=timing.reps, first_ms=timing.first_ms)
+                   n_sets=timing.n_sets, calls=timing.calls, reps=timing.reps, first_ms=timing.first_ms,
+                   sm_MHz=timing.sm_mhz)
     return row
 
 
@@ -1343,6 +1395,9 @@ def main(argv=None) -> int:
             env["gpu clocks.sm at end"] = smi.get("clocks.sm")
         writer.comment("elapsed s", f"{budget.elapsed():.1f}")
         writer.close()
+        monitor = getattr(clock, "monitor", None)
+        if monitor is not None:
+            monitor.close()
         extra.append(f"Measured {ctx.done} configs in {budget.elapsed():.0f} s ({ctx.build_s:.0f} s building weights)"
                      + (f"; {budget.skipped} configs skipped by --budget-seconds {args.budget_seconds:g}" if budget.skipped else "")
                      + ".")
