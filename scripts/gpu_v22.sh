@@ -18,3 +18,21 @@ timeout 150 python scripts/ab_wgmma.py TILE=wg128x256s6r1,wg128x256s5t1,wg256x12
 SG=4096x4096x8192:128:2:8,11008x4096x4096:128:2:16,4096x4096x8192:128:2:32
 timeout 100 python scripts/ab_wgmma.py TILE=wg128x256s6r1,wg128x256s5t1,wg128x256s6r1,wg128x256s5t1 --shapes $SG 2>&1 | tee -a "$OUT/ab.txt" | tail -4
 timeout 100 python scripts/ab_wgmma.py VNM_WG_AREG_SETS=5,6,5,6 --define TILE=wg128x256s6r1 --shapes $S24,$SG 2>&1 | tee -a "$OUT/ab.txt" | tail -7
+# the gathered producer's top stall in v21 (ncu): the column word's byte extract (look-ahead 3)
+timeout 80 python scripts/ab_wgmma.py VNM_WG_COLUMN_LOOKAHEAD=3,6,3,6 --shapes $SG 2>&1 | tee -a "$OUT/ab.txt" | tail -4
+# the X^T transpose the gathered op runs first (~18% of 4096^2 x 8192 128:2:8): ours vs torch's
+python - <<'PY' 2>&1 | tee -a "$OUT/ab.txt"
+import torch
+from vnmsparse.kernels import spmm_mma_sp as K
+for t, k in ((8192, 4096), (4096, 11008), (2048, 4096)):
+    x = torch.randn(t, k, device="cuda", dtype=torch.bfloat16)
+    assert torch.equal(K.feature_major(x)[0][:, :t], x.t())
+    for name, fn in (("transpose_pad", lambda: K.feature_major(x)), ("torch .t().contiguous()", lambda: x.t().contiguous())):
+        for _ in range(3): fn()
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        for _ in range(20): fn()
+        b.record(); b.synchronize()
+        us = a.elapsed_time(b) * 1e3 / 20
+        print(f"{t}x{k} {name:24s} {us:7.1f} us  {4 * t * k / us / 1e6:.2f} TB/s")
+PY
