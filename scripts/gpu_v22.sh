@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Branch staged-a (NOTES "v22"): the fragment image staged through the ring by bulk copy and read
-# into registers by 16-byte shared loads a stage ahead. GPU tests of every tile (v22's included),
+# into registers by 16-byte shared loads a stage ahead; v23: the X^T transpose with 16-byte accesses.
+# GPU tests of every tile (v22's included) and of both transposes,
 # memcheck (its cases included), then the A/B against v21's tiles and v21 with a 6-set ring.
 # Usage: OUT=$OUT bash scripts/gpu_v22.sh   (<= 8 files in $OUT)
 set -uo pipefail
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 VNM_CACHE_DIR=${VNM_CACHE_DIR:-/tmp/vnmcache}
 OUT=${OUT:-/tmp/vnm_out}; mkdir -p "$OUT"
 SECONDS=0
-timeout 240 python -m pytest -q -m gpu -p no:cacheprovider -k "every_tile or repeatable or x_by_tma" tests/test_spmm_wgmma_sp.py \
+timeout 240 python -m pytest -q -m gpu -p no:cacheprovider -k "every_tile or repeatable or x_by_tma or feature_major" tests/test_spmm_wgmma_sp.py tests/test_spmm_mma_sp.py \
   > "$OUT/gpu_tests.txt" 2>&1
 grep -E "^FAILED|^E  |passed|failed" "$OUT/gpu_tests.txt" | head -12; echo "tests took ${SECONDS}s"
 timeout 150 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 python scripts/sanitize_spmm.py \
@@ -27,7 +28,12 @@ from vnmsparse.kernels import spmm_mma_sp as K
 for t, k in ((8192, 4096), (4096, 11008), (2048, 4096)):
     x = torch.randn(t, k, device="cuda", dtype=torch.bfloat16)
     assert torch.equal(K.feature_major(x)[0][:, :t], x.t())
-    for name, fn in (("transpose_pad", lambda: K.feature_major(x)), ("torch .t().contiguous()", lambda: x.t().contiguous())):
+    def ours(wide):
+        def run():
+            K.TRANSPOSE16 = wide
+            return K.feature_major(x)
+        return run
+    for name, fn in (("transpose_pad", ours(False)), ("transpose_pad16", ours(True)), ("torch .t().contiguous()", lambda: x.t().contiguous())):
         for _ in range(3): fn()
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         a.record()
