@@ -352,7 +352,7 @@ def test_sm_clock_monitor_windows():
         def poll(self):
             return 0
 
-    mon = bench.SmClockMonitor(0, popen=lambda *a, **k: FakeProc(""))
+    mon = bench.SmClockMonitor("0", popen=lambda *a, **k: FakeProc(""))
     assert math.isnan(mon.median(0.0, 1e9))
     mon.times, mon.mhz = [1.0, 2.0, 3.0, 4.0], [1980.0, 1700.0, 1660.0, 1650.0]
     assert mon.median(1.5, 3.5) == 1680.0
@@ -364,4 +364,4 @@ def test_sm_clock_monitor_windows():
     def missing(*a, **k):
         raise FileNotFoundError("nvidia-smi")
 
-    assert math.isnan(bench.SmClockMonitor(0, popen=missing).median(0.0, 1e9))
+    assert math.isnan(bench.SmClockMonitor("0", popen=missing).median(0.0, 1e9))

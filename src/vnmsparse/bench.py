@@ -355,11 +355,11 @@ class SmClockMonitor:
     a value every ``period_ms`` into a list that :meth:`median` reads for a time window
     (``time.perf_counter`` seconds). Without nvidia-smi every median is NaN."""
 
-    def __init__(self, index: int, period_ms: int = 20, popen=subprocess.Popen):
+    def __init__(self, gpu_id: str, period_ms: int = 20, popen=subprocess.Popen):
         self.times: list = []
         self.mhz: list = []
         self.proc = None
-        query = ["nvidia-smi", f"--id={index}", "--query-gpu=clocks.sm", "--format=csv,noheader,nounits",
+        query = ["nvidia-smi", f"--id={gpu_id}", "--query-gpu=clocks.sm", "--format=csv,noheader,nounits",
                  "-lms", str(period_ms)]
         try:
             self.proc = popen(query, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -490,7 +490,7 @@ class CudaClock(Clock):
 def make_clock(device: torch.device) -> Clock:
     if device.type != "cuda":
         return Clock(device)
-    return CudaClock(device, SmClockMonitor(device.index if device.index is not None else torch.cuda.current_device()))
+    return CudaClock(device, SmClockMonitor(smi_id(device)))
 
 
 # ============================================================================================
@@ -576,12 +576,17 @@ def git_commit() -> str:
     return commit + (" + uncommitted changes" if dirty else "")
 
 
+def smi_id(device: torch.device) -> str:
+    """nvidia-smi's --id for a torch device: its UUID (CUDA_VISIBLE_DEVICES renumbers indices)."""
+    uuid = getattr(torch.cuda.get_device_properties(device), "uuid", None)
+    return f"GPU-{uuid}" if uuid else str(device.index or 0)
+
+
 def nvidia_smi(device: torch.device) -> dict:
     """GPU name, driver, current/max SM clock and power limit, as nvidia-smi reports them now."""
     fields = ["name", "driver_version", "clocks.sm", "clocks.max.sm", "power.limit"]
     query = ["nvidia-smi", f"--query-gpu={','.join(fields)}", "--format=csv,noheader"]
-    uuid = getattr(torch.cuda.get_device_properties(device), "uuid", None)
-    out = _run(query + [f"--id=GPU-{uuid}"]) if uuid else ""
+    out = _run(query + [f"--id={smi_id(device)}"])
     out = out or _run(query + [f"--id={device.index or 0}"])
     if not out:
         return {f: "nvidia-smi unavailable" for f in fields}
