@@ -7,9 +7,10 @@
 // read unchanged: values [R, Gp, 2], meta [R, Gp/2] (canonical 4-bit codes). Both: cols [RB, Gp]
 // (a block's 4 column offsets per group as one u32), X row-major (TMA_X) or X^T[K, ldx].
 //
-// CTA = BM rows inside one V-row block (BM = 64 per consumer warpgroup: BM = 128 shares one
-// gathered B tile between two consumer warpgroups) x BN tokens (the wgmma N: 64, 128 or 256).
-// Warpgroup 0 is the producer (setmaxnreg down to 72 registers); warpgroups 1.. are consumers.
+// CTA = BM rows inside one V-row block (64 x MB rows per consumer warpgroup: BM = 128 shares one
+// gathered B tile between two consumer warpgroups; MB = 2 gives each two m64 blocks, BM = 256, for
+// plain 2:4) x BN tokens (the wgmma N: 64, 128 or 256). Warpgroup 0 is the producer (setmaxnreg
+// down to 72 registers, 56 when it only issues TMA); warpgroups 1.. are consumers.
 //
 // One pipeline stage = KS = 16 groups = 64 gathered k rows = two k32 wgmma.sp per consumer.
 // Shared-memory images of a stage (formulas: vnmsparse/kernels/wgmma_sp_layout.py, proven on an
@@ -19,7 +20,8 @@
 //      k32 step ks starts 4*SBO = 4096 B in. 1024-byte aligned. With TMA_X (plain 2:4, X read
 //      whole by TMA): K-major instead, token n's 64 k at n*128 B (128B swizzle, SBO = 1024), k32
 //      step ks at +64 B.
-//   A  the stored values, K-major, 64B swizzle: row r's 32 values (64 B) at r*64, 16-byte chunk c
+//   A  (without AREG; with it A and its metadata words never pass through shared memory)
+//      the stored values, K-major, 64B swizzle: row r's 32 values (64 B) at r*64, 16-byte chunk c
 //      at chunk c ^ ((r >> 1) & 3) (= swizzle<4> of common.cuh); SBO = 512. Consumer c's m64
 //      sub-tile starts c*4096 B in, k32 step ks 32 B in. 1024-byte aligned. This is what one
 //      TMA box {32 values, BM rows} of the row-major [R, 2*Gp] values lands as with the 64B
