@@ -489,6 +489,12 @@ def test_tile_must_fit_v():
         run_case(128, 256, 8, 64, 8, torch.bfloat16, False, gen, tile=W.TILE_TABLE[(128, 64)])
     with pytest.raises(ValueError):
         run_case(128, 256, 8, 32, 8, torch.bfloat16, False, gen, tile=W.TILE_TABLE[(64, 64)])
+    cfg = vs.VNMConfig(128, 2, 4)
+    vw = vs.pack(random_vnm(130, 256, cfg, torch.bfloat16, "cuda", gen), cfg)
+    afrag, mfrag, cols = W.layout_of(vw)
+    x = torch.randn(8, 256, device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match="past the fragment image"):  # a truncated image is refused
+        W.spmm_sm90a(x, afrag[:2], mfrag[:2], cols, None, 130, 256, 128, 4, tile=W.TILE_TABLE[(128, 64)])
 
 
 @pytest.mark.gpu

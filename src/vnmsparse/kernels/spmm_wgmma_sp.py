@@ -337,6 +337,8 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
         raise ValueError(f"tile {tile} {'needs' if tile.a_regs else 'cannot take'} the fragment layout")
     if cols is not None and v % tile.bm:
         raise ValueError(f"tile {tile} does not fit V = {v} (bm must divide V)")
+    if a_regs and -(-r // tile.bm) * tile.bm > values.shape[0] * 64:  # the consumers read whole m64 blocks
+        raise ValueError(f"tile {tile} reads past the fragment image ({values.shape[0] * 64} rows for R = {r})")
     gp = values.shape[1] * (KS if a_regs else 1)
     steps = gp // KS
     if splits is None:
