@@ -81,13 +81,12 @@ def main():
     cases = [(s, *case(s, gen)) for s in args.shapes.split(",")]
     print(f"{'shape':32s} " + " ".join(f"{macro}={v:>4s}" for v in values.split(",")))
     rows = {s: [] for s, *_ in cases}
+    tiles = {str(t): t for t in W.TILES + W.SMEM_A_TILES + W.STAGED_TILES}
+    fixed = dict(d.split("=") for d in args.define)
+    TILE = tiles[fixed.pop("TILE")] if "TILE" in fixed else None
     for value in values.split(","):
-        fixed = dict(d.split("=") for d in args.define)
-        tile_name = fixed.pop("TILE", None)
-        if tile_name is not None:
-            TILE = {str(t): t for t in W.TILES + W.SMEM_A_TILES + W.STAGED_TILES}[tile_name]
         if macro == "TILE":
-            TILE = {str(t): t for t in W.TILES + W.SMEM_A_TILES + W.STAGED_TILES}[value]
+            TILE = tiles[value]
             mod.DEFINES = fixed
         elif hasattr(mod, macro):  # a host-side switch of the module (e.g. TMA_X_BY_DEFAULT=0,1)
             setattr(mod, macro, value == "1")

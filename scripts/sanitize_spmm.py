@@ -11,7 +11,7 @@ from vnmsparse.kernels import spmm_wgmma_sp as W
 CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (200, 1003, 7, "64:2:8", torch.bfloat16, True, None),
     (130, 520, 100, "2:4", torch.float16, False, None),
-    (333, 1000, 300, "2:4", torch.bfloat16, True, None),  # wgmma, X by TMA: 3 row tiles, clusters of 2
+    (333, 1000, 300, "2:4", torch.bfloat16, True, None),  # wgmma, X by TMA: 3 row tiles
     (515, 2053, 9, "64:2:8", torch.float16, True, 3),
     (260, 4100, 300, "128:2:32", torch.bfloat16, True, None),
     (48, 333, 1, "16:2:5", torch.bfloat16, False, None),
@@ -23,6 +23,15 @@ CASES = [  # (R, K, T, pattern, dtype, bias, splits)
 
 gen = torch.Generator().manual_seed(0)
 worst = 0.0
+
+
+def check(y, what):  # y of the case the loop below is on
+    global worst
+    err = ((y.float() - ref).norm() / ref.norm()).item()
+    worst = max(worst, err)
+    print(f"{pattern:9s} R={r} K={k} T={t} {what}: rel err {err:.2e}")
+
+
 for r, k, t, pattern, dtype, bias, splits in CASES:
     cfg = vs.VNMConfig.parse(pattern)
     w = (torch.randn(r, k, generator=gen) * vs.random_vnm_mask((r, k), cfg, generator=gen)).to(dtype).cuda()
@@ -32,36 +41,22 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     ref = x.float() @ w.float().t() + (b.float() if bias else 0)
     for bulk in (False, True) if K.supported(torch.device("cuda"), bulk=True)[0] else (False,):
         launch = K.spmm_sm90 if bulk else K.spmm_sm80
-        y = launch(x, *K.layout_of(vw, bulk), b, r, k, cfg.v, cfg.m, splits=splits)
-        err = ((y.float() - ref).norm() / ref.norm()).item()
-        worst = max(worst, err)
-        print(f"{pattern:9s} R={r} K={k} T={t} splits={splits} bulk={bulk}: rel err {err:.2e}")
+        check(launch(x, *K.layout_of(vw, bulk), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} bulk={bulk}")
     ws = K.ws_tile(cfg.v, cfg.m)
     if t > 64 and ws is not None and ws.smem_bytes <= torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
-        y = K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=ws)  # warp-specialised prefill
-        err = ((y.float() - ref).norm() / ref.norm()).item()
-        worst = max(worst, err)
-        print(f"{pattern:9s} R={r} K={k} T={t} warp-specialised mma.sp: rel err {err:.2e}")
+        check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=ws), "warp-specialised mma.sp")
     if t <= K.DECODE_MAX_TOKENS and torch.cuda.get_device_capability()[0] >= 9:  # the one-launch decode kernel
-        y = K.spmm_sm90_decode(x, *K.layout_of(vw, True), b, r, k, cfg.v, cfg.m)
-        err = ((y.float() - ref).norm() / ref.norm()).item()
-        worst = max(worst, err)
-        print(f"{pattern:9s} R={r} K={k} T={t} decode kernel: rel err {err:.2e}")
+        check(K.spmm_sm90_decode(x, *K.layout_of(vw, True), b, r, k, cfg.v, cfg.m), "decode kernel")
     if W.supported(torch.device("cuda"))[0] and W.row_tile(cfg.v, cfg.m):
         for tma in (False, True) if W.x_direct(x, cfg.m > 4) else (False,):
-            y = W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits, tma_x=tma)
-            err = ((y.float() - ref).norm() / ref.norm()).item()
-            worst = max(worst, err)
-            print(f"{pattern:9s} R={r} K={k} T={t} splits={splits} wgmma tma_x={tma}: rel err {err:.2e}")
+            check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits, tma_x=tma),
+                  f"splits={splits} wgmma tma_x={tma}")
         # the 256 x 128 tiles (two m64 blocks per consumer) and v22's staged fragment image
         extra = [t2 for t2 in W.TILES + W.STAGED_TILES if t2.bn >= 128 and (cfg.m == 4 or cfg.v % t2.bm == 0)]
         for tile in extra if splits is None and t > 64 else ():
             tma = cfg.m == 4 and W.x_direct(x, False)
             if tile.mb == 2 and (cfg.m != 4 or (tile.staged and not tma)):
                 continue
-            y = W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=tile, tma_x=tma)
-            err = ((y.float() - ref).norm() / ref.norm()).item()
-            worst = max(worst, err)
-            print(f"{pattern:9s} R={r} K={k} T={t} wgmma {tile}: rel err {err:.2e}")
+            check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=tile, tma_x=tma), f"wgmma {tile}")
 torch.cuda.synchronize()
 print(f"worst rel err {worst:.2e}", "OK" if worst < 1e-2 else "FAILED")

@@ -147,6 +147,16 @@ def choose_splits(tile: WgTile, ntok: int, rows: int, steps: int, sms: int) -> i
 FRAG_ROWS = 256  # the fragment image's rows are padded to the largest CTA row tile
 
 
+def _frag_index(device):
+    """Per thread t of a consumer warpgroup (w = t // 32, gid = t % 32 // 4, tig = t % 4): the row
+    and group of each A register i (row 16w + gid + 8(i & 1), group tig + 4(i >> 1) of the k32
+    step), its metadata rows (16w + gid, + 8) and which byte pair of theirs it carries (h = tig & 1)."""
+    t = torch.arange(128, device=device)
+    w, gid, tig = t // 32, (t % 32) // 4, t % 4
+    i = torch.arange(4, device=device)
+    return (16 * w + gid)[:, None] + 8 * (i & 1)[None, :], tig[:, None] + 4 * (i >> 1)[None, :], 16 * w + gid, tig & 1
+
+
 def build_frag_layout(values: torch.Tensor, meta: torch.Tensor) -> tuple:
     """(afrag [RB64, steps, 2, 128, 8] in the values' dtype, mfrag int32 [RB64, steps, 128, 2])
     from the sm80 layout: the wgmma.sp A registers (4 x 32 bits) and metadata words of every
@@ -160,19 +170,12 @@ def build_frag_layout(values: torch.Tensor, meta: torch.Tensor) -> tuple:
     words[:r] = values.contiguous().view(torch.int32).view(r, gp)
     codes = torch.full((rows, gp // 2), spmm_mma_sp._PAD_CODE_BYTE, dtype=torch.uint8, device=values.device)
     codes[:r] = meta
-    t = torch.arange(128, device=values.device)
-    w, gid, tig = t // 32, (t % 32) // 4, t % 4
-    i = torch.arange(4, device=values.device)
-    # A: row 16w + gid + 8(i & 1), group 8ks + tig + 4(i >> 1) of block rb, k32 step ks
-    arow = (16 * w + gid)[:, None] + 8 * (i & 1)[None, :]                      # [128, 4]
-    agrp = tig[:, None] + 4 * (i >> 1)[None, :]                                # [128, 4]
+    arow, agrp, row, h = _frag_index(values.device)
     blocks = words.view(rows // 64, 64, steps * 2, 8).permute(0, 2, 1, 3)     # [RB, k32 steps, 64, 8]
     afrag = blocks[:, :, arow, agrp].reshape(rows // 64, steps, 2, 128, 4).contiguous().view(values.dtype)
-    # metadata: bytes 4ks..4ks+3 of rows 16w + gid (lo) and + 8 (hi); h = tig & 1 picks bytes 2h, 2h+1
-    h = (tig & 1)
     cb = codes.view(rows // 64, 64, steps * 2, 4)
-    lo = cb[:, 16 * w + gid]                                                   # [RB, 128, k32, 4]
-    hi = cb[:, 16 * w + gid + 8]
+    lo = cb[:, row]                                                            # [RB, 128, k32, 4]
+    hi = cb[:, row + 8]
     pick = torch.stack([2 * h, 2 * h + 1], 1)                                  # [128, 2]
     idx = pick[None, :, None, :].expand(rows // 64, 128, steps * 2, 2)
     word = torch.cat([lo.gather(3, idx), hi.gather(3, idx)], 3)                # [RB, 128, k32, 4] bytes
@@ -181,11 +184,6 @@ def build_frag_layout(values: torch.Tensor, meta: torch.Tensor) -> tuple:
     return afrag, mfrag
 
 
-def _frag_index(device):
-    t = torch.arange(128, device=device)
-    w, gid, tig = t // 32, (t % 32) // 4, t % 4
-    i = torch.arange(4, device=device)
-    return (16 * w + gid)[:, None] + 8 * (i & 1)[None, :], tig[:, None] + 4 * (i >> 1)[None, :], 16 * w + gid, tig & 1
 
 
 def sm80_from_frag_layout(afrag: torch.Tensor, mfrag: torch.Tensor, r: int) -> tuple:

@@ -302,9 +302,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 // memory"): the classic kernel above stalls at its per-stage __syncthreads and cp.async.wait
 // (ncu v17: a quarter of the samples each) and its 32 x 32 / 64 x 32 warp tiles need more
 // shared-memory bandwidth for ldmatrix than the mma.sp rate leaves. Here PW producer warps fill
-// an mbarrier ring (A and codes as in load_a_codes, B as gathered rows of X^T, a row's address
-// computed once per thread) and arrive on the stage's full barrier when their copies land (cp.async.mbarrier.
-// arrive.noinc); the consumer warps (64 x 64 warp tiles: 3/64 bytes of fragments per MAC) wait
+// an mbarrier ring (A and codes as in load_a_codes, B as gathered rows of X^T, one 16-byte chunk
+// per thread and row) and arrive on the stage's full barrier when their copies land
+// (cp.async.mbarrier.arrive.noinc); the consumer warps (64 x 64 warp tiles: 3/64 bytes of fragments per MAC) wait
 // on it, run mma_stage and release the stage on its empty barrier. Nobody waits for a block
 // barrier in the main loop. Same operands, layout and grid as spmm_mma_sp; no split-K (prefill).
 // The epilogue's sync among the NC consumer threads of a warp-specialised kernel (producers have
@@ -338,10 +338,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
   // lines (v20; the 64 x 256 tile ran 26% faster than with two threads per row, 128 x 128 -4%/+4%).
   constexpr int TPR = B_CPR;                              // producer threads per gathered row
   constexpr int RPT = KROWS * TPR / NP;                   // gathered rows per producer thread and stage
-  constexpr int CPT = B_CPR / TPR;                        // chunks per thread and row
   constexpr int LOOKAHEAD = VNM_MMA_WS_LOOKAHEAD;
   using Plan = SmemPlan<BM, BN, STAGES>;
-  static_assert(KROWS * TPR % NP == 0 && (NP / TPR) % 4 == 0 && B_CPR % TPR == 0, "rows split evenly over producers");
+  static_assert(KROWS * TPR % NP == 0 && (NP / TPR) % 4 == 0, "rows split evenly over producers");
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
   static_assert(LOOKAHEAD >= 1 && LOOKAHEAD <= 8, "column-word look-ahead of 1..8 stages");
   constexpr int BAR_OFF = (((Plan::PIPE > Plan::EPI) ? Plan::PIPE : Plan::EPI) + 15) & ~15;
@@ -368,8 +367,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
     // ---------------------------------------------------------------- producer warps
     const int ptid = tid - NC;
     // Row kr = ptid / TPR + (NP / TPR) * j of every stage (group kr / 4, kept column kr % 4 of
-    // that group), chunks c0 .. c0 + CPT - 1 of it.
-    const int kr0 = ptid / TPR, c0 = (ptid % TPR) * CPT;
+    // that group), chunk c of it.
+    const int kr0 = ptid / TPR, c = ptid % TPR;
+    const bool ok_t = tok0 + c * 8 < ntok_load;  // tokens past ntok_load are zero-filled
     const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp + kr0 / 4 : nullptr;
     // With TPR >= 8 a warp's rows of one copy lie in one group, so its rows' words differ only by
     // j: lane j holds word j and the others read it by shuffle (1 register per slot, not RPT).
@@ -396,13 +396,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
         const int kr = kr0 + (NP / TPR) * j;
         const u32 word = SHUFFLED ? __shfl_sync(0xffffffffu, wq[q][0], j) : wq[q][j];
         const int k = (g0 + kr / 4) * m + static_cast<int>((word >> (8 * (kr & 3))) & 0xffu);
-        const bool ok_k = k < K;
-        const T* src = xt + (ok_k ? static_cast<size_t>(k) * ldx + tok0 : 0);
-#pragma unroll
-        for (int c = c0; c < c0 + CPT; ++c) {
-          const bool ok = ok_k && tok0 + c * 8 < ntok_load;
-          cp_async16(b + kr * BN + swizzle<B_CPR>(kr, c) * 8, ok ? src + c * 8 : xt, ok);
-        }
+        const bool ok = ok_t && k < K;
+        cp_async16(b + kr * BN + swizzle<B_CPR>(kr, c) * 8, ok ? xt + static_cast<size_t>(k) * ldx + tok0 + c * 8 : xt, ok);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
 #pragma unroll

@@ -133,7 +133,7 @@ struct Plan {
 // thread t's 4 A registers at t*16 B), meta = u32 mfrag[RB64][steps][128][2] (its two metadata
 // words). The wgmma.sp operands otherwise fill the shared memory's bandwidth (NOTES v21: A by
 // TMA is written once and read by the wgmma once, 16 of the 113 KB that a 128 x 256 stage moves).
-// Consumers load them two stages ahead into a ring of three register sets. MB = 2 gives each
+// Consumers load them a few stages ahead into a ring of register sets (VNM_WG_AREG_SETS). MB = 2 gives each
 // consumer two m64 blocks (a 256 x 128 tile: B is written once per 256 rows, not 128).
 template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, bool TMA_X, int MB = 1, int AREG = 0>
 __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Plan<BM, BN, STAGES, MB, AREG>::CTAS_PER_SM)
