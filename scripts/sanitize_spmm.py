@@ -51,8 +51,12 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
         for tma in (False, True) if W.x_direct(x, cfg.m > 4) else (False,):
             check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits, tma_x=tma),
                   f"splits={splits} wgmma tma_x={tma}")
-        if cfg.m == 4 and splits is None and t > 64:  # the 256 x 128 tile (two m64 blocks per consumer)
-            tile = next(t2 for t2 in W.TILES if t2.mb == 2)
-            check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=tile), f"wgmma {tile}")
+        # the 256 x 128 tiles (two m64 blocks per consumer) and v22's staged fragment image
+        extra = [t2 for t2 in W.TILES + W.STAGED_TILES if t2.bn >= 128 and (cfg.m == 4 or cfg.v % t2.bm == 0)]
+        for tile in extra if splits is None and t > 64 else ():
+            tma = cfg.m == 4 and W.x_direct(x, False)
+            if tile.mb == 2 and (cfg.m != 4 or (tile.staged and not tma)):
+                continue
+            check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=tile, tma_x=tma), f"wgmma {tile}")
 torch.cuda.synchronize()
 print(f"worst rel err {worst:.2e}", "OK" if worst < 1e-2 else "FAILED")

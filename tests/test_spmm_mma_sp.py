@@ -65,6 +65,22 @@ def run_case(r, k, t, v, m, dtype, bias, gen, *, tile=None, splits=None, lead=()
                       r, k, t, v, m, dtype, bias, gen, lead=lead, what=f"tile={tile} splits={splits} bulk={bulk}")
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("wide", [False, True])
+def test_feature_major_transposes(monkeypatch, wide):
+    """X^T padded to whole 8-token rows, zeros past T, bit-exact, by either transpose kernel (the
+    16-byte one only where rows allow; others fall back), for ragged T and K and strided rows."""
+    monkeypatch.setattr(K, "TRANSPOSE16", wide)
+    gen = torch.Generator().manual_seed(11)
+    for t, k, dtype in ((1, 8, torch.bfloat16), (7, 64, torch.float16), (100, 1000, torch.bfloat16),
+                        (333, 4096, torch.float16), (64, 1003, torch.bfloat16), (1000, 72, torch.bfloat16)):
+        x = torch.randn(t, k, generator=gen).to(dtype).cuda()
+        for xin in (x, torch.randn(t, k + 8, generator=gen).to(dtype).cuda()[:, :k]):
+            xt, ldx, n = K.feature_major(xin)
+            assert ldx == n == -(-t // 8) * 8 and xt.shape == (k, ldx)
+            assert torch.equal(xt[:, :t], xin.t()) and not xt[:, t:].any()
+
+
 TOKENS = (1, 7, 64, 1000, 4096)
 VS = (16, 32, 64, 128)
 MS = (4, 5, 8, 10, 16, 32, 100, 128)

@@ -227,10 +227,17 @@ def feature_major(x2: torch.Tensor):
     ldxt = -(-ntok // 8) * 8
     xt = torch.empty(k, ldxt, dtype=x2.dtype, device=x2.device)
     grid = (-(-ldxt // 64), -(-k // 64), 1)
-    jit.get_kernel(SOURCE, f"vnm::transpose_pad<{_CTYPE[x2.dtype]}>", params=("ptr", "ptr", "i32", "i32", "i32", "i32")).launch(
+    wide = TRANSPOSE16 and k % 8 == 0 and x2.stride(0) % 8 == 0 and x2.data_ptr() % 16 == 0
+    name = f"vnm::{'transpose_pad16' if wide else 'transpose_pad'}<{_CTYPE[x2.dtype]}>"
+    jit.get_kernel(SOURCE, name, params=("ptr", "ptr", "i32", "i32", "i32", "i32")).launch(
         grid, (256, 1, 1), (x2, xt, ntok, k, x2.stride(0), ldxt)
     )
     return xt, ldxt, ldxt
+
+
+# 16-byte transposes where the rows allow (v23, written after the device time ran out: the GPU
+# tests cover it through every gathered call; scripts/gpu_v22.sh times it against the 2-4-byte one).
+TRANSPOSE16 = True
 
 
 def spmm_sm80(x, values, meta, cols, bias, out_features, in_features, v, m, **kw):
@@ -436,7 +443,7 @@ def name_expressions(dtype: torch.dtype) -> list[str]:
     names = [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in (False, True)]
     names += [t.name(dtype, c, False) for t in WS_TILES.values() for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64) for c in (True, False)]
-    return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::splitk_reduce<{_CTYPE[dtype]}>"]
+    return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::transpose_pad16<{_CTYPE[dtype]}>", f"vnm::splitk_reduce<{_CTYPE[dtype]}>"]
 
 
 def supported(device: torch.device, bulk: bool = False) -> tuple[bool, str]:

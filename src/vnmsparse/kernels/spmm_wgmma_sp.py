@@ -36,7 +36,8 @@ class WgTile:
     bn: int
     stages: int
     mb: int = 1  # m64 blocks per consumer warpgroup (2 needs a_regs)
-    a_regs: bool = False  # A and metadata from global memory into registers (build_frag_layout)
+    a_regs: bool = False  # A and metadata into registers, from the fragment image (build_frag_layout)
+    staged: bool = False  # ... passing through the shared-memory ring by bulk copy (v22), not by LDG
 
     @property
     def consumers(self) -> int:
@@ -52,6 +53,8 @@ class WgTile:
 
     @property
     def stage_bytes(self) -> int:
+        if self.staged:  # X, the fragment image's A (64 B per row) and metadata (16 B per row)
+            return 4 * KS * self.bn * 2 + self.bm * 64 + self.bm * 16
         return 4 * KS * self.bn * 2 + (0 if self.a_regs else self.bm * 2 * KS * 2 + self.bm * KS // 2)
 
     @property
@@ -63,11 +66,11 @@ class WgTile:
     def name(self, dtype: torch.dtype, has_cols: bool, split: bool, tma_x: bool = False) -> str:
         args = (_CTYPE[dtype], self.bm, self.bn, self.stages, _b(has_cols), _b(split), _b(tma_x))
         if self.a_regs:
-            args += (self.mb, "true")
+            args += (self.mb, 2 if self.staged else 1)
         return "vnm::spmm_wgmma_sp<" + ", ".join(str(a) for a in args) + ">"
 
     def __str__(self) -> str:
-        return f"wg{self.bm}x{self.bn}s{self.stages}" + (f"r{self.mb}" if self.a_regs else "")
+        return f"wg{self.bm}x{self.bn}s{self.stages}" + ((f"t{self.mb}" if self.staged else f"r{self.mb}") if self.a_regs else "")
 
     @property
     def splittable(self) -> bool:
@@ -96,6 +99,14 @@ SMEM_A_TILES = (
     WgTile(64, 64, 8), WgTile(64, 128, 5), WgTile(64, 256, 3),
 )
 SMEM_A_TABLE = {(t.bm, t.bn): t for t in SMEM_A_TILES}
+# v22 (written, compiled; not yet run): the fragment image staged through the ring by bulk copy,
+# read into registers by 16-byte shared loads a stage ahead (NOTES "v22"). For A/B runs; the
+# 256 x 128 one with X by TMA only (its X^T variant spills).
+STAGED_TILES = (
+    WgTile(128, 64, 10, 1, True, True), WgTile(128, 128, 8, 1, True, True), WgTile(128, 256, 5, 1, True, True),
+    WgTile(256, 128, 6, 2, True, True),
+    WgTile(64, 64, 8, 1, True, True), WgTile(64, 128, 5, 1, True, True), WgTile(64, 256, 6, 1, True, True),
+)
 
 
 def row_tile(v: int, m: int = 8) -> int | None:
@@ -371,10 +382,12 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
         lambda t, s: spmm_sm90a(x, values, meta, cols, bias, r, k, v, m, tile=t, splits=s, tma_x=direct))
 
 
-def name_expressions(dtype: torch.dtype) -> list[str]:
-    """Every kernel of this file for one dtype (what the compile-everything test builds)."""
-    return [t.name(dtype, c, s, d) for t in TILES + SMEM_A_TILES for c, d in ((True, False), (False, False), (False, True))
-            for s in ((False, True) if t.splittable else (False,)) if t.mb == 1 or not c]
+def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str]:
+    """Every kernel of this file for one dtype (what the compile-everything test builds), or of
+    ``tiles`` only."""
+    tiles = TILES + SMEM_A_TILES + STAGED_TILES if tiles is None else tiles
+    return [t.name(dtype, c, s, d) for t in tiles for c, d in ((True, False), (False, False), (False, True))
+            for s in ((False, True) if t.splittable else (False,)) if t.mb == 1 or not c if not (t.staged and t.mb == 2 and not d)]
 
 
 def supported(device: torch.device) -> tuple[bool, str]:

@@ -89,13 +89,17 @@ constexpr int KS = 16;         // groups per pipeline stage
 constexpr int KROWS = 4 * KS;  // gathered X^T rows per stage
 constexpr u32 IDENTITY_COLUMNS = 0x03020100u;  // m == 4: every group keeps columns 0..3
 
-template <int BM, int BN, int STAGES, int MB = 1, bool AREG = false>
+// AREG: 0 = A by TMA and metadata by cp.async into shared memory, the wgmma reads A there (v20);
+// 1 = A and metadata from the fragment image in global memory into registers (v21); 2 = the
+// fragment image's blocks by bulk copy into the ring, then into registers by 16-byte shared loads
+// just before the wgmma (v22: as deep in flight as X, no register ring).
+template <int BM, int BN, int STAGES, int MB = 1, int AREG = 0>
 struct Plan {
   static constexpr int NC = (BM / (64 * MB)) * 128;  // consumer threads (MB m64 blocks each)
   static constexpr int NT = NC + 128;                // + one producer warpgroup
   static constexpr int B = KROWS * BN * 2;           // bytes per stage (multiple of 1024)
-  static constexpr int A = AREG ? 0 : BM * 2 * KS * 2;  // bytes per stage (multiple of 1024)
-  static constexpr int M = AREG ? 0 : BM * KS / 2;      // bytes per stage
+  static constexpr int A = AREG == 1 ? 0 : BM * 2 * KS * 2;  // bytes per stage (multiple of 1024)
+  static constexpr int M = AREG == 1 ? 0 : AREG == 2 ? BM * 16 : BM * KS / 2;  // bytes per stage
   static constexpr int OFF_A = STAGES * B;
   static constexpr int OFF_M = OFF_A + STAGES * A;
   static constexpr int OFF_BAR = OFF_M + STAGES * M;
@@ -109,6 +113,7 @@ struct Plan {
   static_assert(STAGES >= 2, "one stage in the math, one being filled");
   static_assert(BM / MB == 64 || BM / MB == 128, "64 x MB rows per consumer warpgroup, one or two of them");
   static_assert(MB == 1 || AREG, "two m64 blocks per consumer only with A in registers");
+  static_assert(AREG >= 0 && AREG <= 2, "AREG: 0 shared memory, 1 global to registers, 2 staged");
   static_assert(BN == 64 || BN == 128 || BN == 256, "BN is the wgmma N");
 };
 
@@ -130,7 +135,7 @@ struct Plan {
 // TMA is written once and read by the wgmma once, 16 of the 113 KB that a 128 x 256 stage moves).
 // Consumers load them a few stages ahead into a ring of register sets (VNM_WG_AREG_SETS). MB = 2 gives each
 // consumer two m64 blocks (a 256 x 128 tile: B is written once per 256 rows, not 128).
-template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, bool TMA_X, int MB = 1, bool AREG = false>
+template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, bool TMA_X, int MB = 1, int AREG = 0>
 __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Plan<BM, BN, STAGES, MB, AREG>::CTAS_PER_SM)
     spmm_wgmma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                   const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
@@ -150,7 +155,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
   // (one CTA of 256 threads per SM) needs no reallocation: its entry count already covers the
   // consumer (ptxas reports it), so only the producer shrinks (an .inc to at most the current
   // count would be ill-formed).
-  constexpr int PRODUCER_REGS = (AREG && TMA_X) ? 56 : VNM_WG_PRODUCER_REGS;  // AREG + TMA_X: one TMA per stage
+  constexpr int PRODUCER_REGS = (AREG == 1 && TMA_X) ? 56 : VNM_WG_PRODUCER_REGS;  // AREG 1 + TMA_X: one TMA per stage
   constexpr int ENTRY_REGS = (65536 / (P::NT * P::CTAS_PER_SM)) & ~7;  // what __launch_bounds__ grants
   constexpr int CONSUMER_REGS =
       (NC == 256 || P::CTAS_PER_SM == 2) ? ((P::NT / 128 * ENTRY_REGS - PRODUCER_REGS) / (NC / 128)) & ~7 : 0;
@@ -222,10 +227,18 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
       const u32 wcur = wq[q];
       if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
       if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
-        mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + P::A);
+        mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + P::A + (AREG == 2 ? P::M : 0));
         if (TMA_X && !VNM_WG_SKIP_B) tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
         if (!AREG) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
-        if (AREG && VNM_WG_AREG_PREFETCH > 0 && step + VNM_WG_AREG_PREFETCH < kend) {
+        if (AREG == 2) {  // the fragment image's blocks of this stage: 4 KB of A, 1 KB of metadata each
+#pragma unroll
+          for (int b = 0; b < BM / 64; ++b) {
+            const size_t blk = static_cast<size_t>(row0 / 64 + b) * total_steps + step;
+            bulk_copy(sA + s * P::A + b * 4096, reinterpret_cast<const u32*>(values) + blk * 1024, 4096, &full[s]);
+            bulk_copy(sM + s * P::M + b * 1024, reinterpret_cast<const u32*>(meta) + blk * 256, 1024, &full[s]);
+          }
+        }
+        if (AREG == 1 && VNM_WG_AREG_PREFETCH > 0 && step + VNM_WG_AREG_PREFETCH < kend) {
 #pragma unroll
           for (int b = 0; b < BM / 64; ++b) {
             const size_t blk = static_cast<size_t>(row0 / 64 + b) * total_steps + step + VNM_WG_AREG_PREFETCH;
@@ -276,7 +289,73 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
     constexpr u32 B_KSTEP = TMA_X ? 64 : 4096;
     const int mrow = 64 * MB * cw + 16 * warp + gid;  // rows mrow + 64 b (+ 8) of m64 block b
 
-    if constexpr (AREG) {
+    // AREG: a stage's A registers and metadata words (MB m64 blocks x 2 k32 steps). `keep` holds a
+    // set in its registers up to here (the asynchronous wgmma reads them until its group retires);
+    // `issue` runs stage s's wgmma group on a set and retires the previous group.
+    auto keep = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2]) {
+#pragma unroll
+      for (int b = 0; b < MB; ++b)
+#pragma unroll
+        for (int ks = 0; ks < 2; ++ks) {
+          asm volatile("" : "+r"(a[b][ks][0]), "+r"(a[b][ks][1]), "+r"(a[b][ks][2]), "+r"(a[b][ks][3]), "+r"(e[b][ks]));
+        }
+    };
+    auto issue = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2], int s) {
+      const u64 b_desc = b_desc0 + static_cast<u64>((s * P::B) >> 4);
+#pragma unroll
+      for (int b = 0; b < MB; ++b) wgmma_fence_operand(acc[b]);
+      wgmma_fence();
+      if constexpr (!VNM_WG_SKIP_MMA) {
+#pragma unroll
+        for (int b = 0; b < MB; ++b)
+#pragma unroll
+          for (int ks = 0; ks < 2; ++ks)
+            WgmmaSp<T, BN>::template rs<0, B_MN>(acc[b], a[b][ks], b_desc + ((ks * B_KSTEP) >> 4), e[b][ks], 1);
+      }
+      wgmma_commit();
+      wgmma_wait<1>();  // the previous stage's group has retired: its stage and registers are free
+    };
+
+    if constexpr (AREG == 2) {
+      // Two register sets alternate between even and odd stages. Stage it + 1's set is loaded
+      // from its shared memory right after stage it's wgmma is issued and the group before it
+      // retired (its full barrier waited for there), not just before its own wgmma: ptxas sank
+      // such late loads between the wgmma fence and the second wgmma and serialised the pipeline.
+      const int wt = ct & 127;
+      u32 ar[2][MB][2][4], er[2][MB][2];
+      auto acquire = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2], int it) {  // stage it's barrier, then its A
+        const int s = it % STAGES;
+        mbar_wait(&full[s], (it / STAGES) & 1);
+        if (!TMA_X) fence_proxy_async_smem();  // the acquired cp.async writes, before the wgmma reads
+#pragma unroll
+        for (int b = 0; b < MB; ++b) {
+          const unsigned char* ab = sA + s * P::A + (MB * cw + b) * 4096 + wt * 16;
+#pragma unroll
+          for (int ks = 0; ks < 2; ++ks) {
+            const uint4 w = *reinterpret_cast<const uint4*>(ab + ks * 2048);
+            a[b][ks][0] = w.x; a[b][ks][1] = w.y; a[b][ks][2] = w.z; a[b][ks][3] = w.w;
+          }
+          const uint2 m2 = *reinterpret_cast<const uint2*>(sM + s * P::M + (MB * cw + b) * 1024 + wt * 8);
+          e[b][0] = m2.x; e[b][1] = m2.y;
+        }
+      };
+      acquire(ar[0], er[0], 0);
+      for_unrolled<2>(nsteps, [&](int it, int q) {
+        const int s = it % STAGES;
+        issue(ar[q], er[q], s);
+        keep(ar[q ^ 1], er[q ^ 1]);
+        if (it > 0) {
+          __syncwarp();
+          if (lane == 0) mbar_arrive(&empty[(it - 1) % STAGES]);
+        }
+        if (it + 1 < nsteps) acquire(ar[q ^ 1], er[q ^ 1], it + 1);
+      });
+      wgmma_wait<0>();
+#pragma unroll
+      for (int b = 0; b < MB; ++b) wgmma_fence_operand(acc[b]);
+      keep(ar[0], er[0]);
+      keep(ar[1], er[1]);
+    } else if constexpr (AREG == 1) {
       // A registers and metadata words of a stage: MB blocks x 2 k32 steps, in a ring of NS sets
       // (one in flight, the others landing); set (q + NS - 1) % NS is reloaded only after the
       // wait_group that retired its reader (the empty asm keeps it in its registers until then).
@@ -304,14 +383,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
           e[b][0] = m2.x; e[b][1] = m2.y;
         }
       };
-      auto keep = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2]) {
-#pragma unroll
-        for (int b = 0; b < MB; ++b)
-#pragma unroll
-          for (int ks = 0; ks < 2; ++ks) {
-            asm volatile("" : "+r"(a[b][ks][0]), "+r"(a[b][ks][1]), "+r"(a[b][ks][2]), "+r"(a[b][ks][3]), "+r"(e[b][ks]));
-          }
-      };
 #pragma unroll
       for (int q = 0; q < NS - 1; ++q)
         if (q < nsteps) load(ar[q], er[q], kbeg + q);
@@ -319,19 +390,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
         const int s = it % STAGES;
         mbar_wait(&full[s], (it / STAGES) & 1);
         if (!TMA_X) fence_proxy_async_smem();  // the acquired cp.async writes, before the wgmma reads
-        const u64 b_desc = b_desc0 + static_cast<u64>((s * P::B) >> 4);
-#pragma unroll
-        for (int b = 0; b < MB; ++b) wgmma_fence_operand(acc[b]);
-        wgmma_fence();
-        if constexpr (!VNM_WG_SKIP_MMA) {
-#pragma unroll
-          for (int b = 0; b < MB; ++b)
-#pragma unroll
-            for (int ks = 0; ks < 2; ++ks)
-              WgmmaSp<T, BN>::template rs<0, B_MN>(acc[b], ar[q][b][ks], b_desc + ((ks * B_KSTEP) >> 4), er[q][b][ks], 1);
-        }
-        wgmma_commit();
-        wgmma_wait<1>();  // the previous stage's group has retired: its stage and registers are free
+        issue(ar[q], er[q], s);
         const int qf = (q + NS - 1) % NS;
         keep(ar[qf], er[qf]);
         if (it + NS - 1 < nsteps) load(ar[qf], er[qf], kbeg + it + NS - 1);
