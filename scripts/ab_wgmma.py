@@ -34,7 +34,7 @@ def case(spec, gen):
 
 
 PATH = "wgmma_sp"
-TILE = None  # knob TILE=name,name (e.g. wg128x256s5,wg256x128s10r2): tiles of W.TILES + W.SMEM_A_TILES + W.STAGED_TILES
+TILE = None  # knob TILE=name,name (e.g. wg128x256s5,wg256x128s10r2): tiles of W.ALL_TILES
 
 
 def run(sets, r, k, cfg, i):
@@ -81,7 +81,7 @@ def main():
     cases = [(s, *case(s, gen)) for s in args.shapes.split(",")]
     print(f"{'shape':32s} " + " ".join(f"{macro}={v:>4s}" for v in values.split(",")))
     rows = {s: [] for s, *_ in cases}
-    tiles = {str(t): t for t in W.TILES + W.SMEM_A_TILES + W.STAGED_TILES}
+    tiles = {str(t): t for t in W.ALL_TILES}
     fixed = dict(d.split("=") for d in args.define)
     TILE = tiles[fixed.pop("TILE")] if "TILE" in fixed else None
     for value in values.split(","):

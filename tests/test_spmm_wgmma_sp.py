@@ -303,7 +303,7 @@ def test_x_by_tma(tile):
 
 @pytest.mark.gpu
 @needs_sm90a
-@pytest.mark.parametrize("tile", W.TILES + W.STAGED_TILES, ids=str)
+@pytest.mark.parametrize("tile", W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES, ids=str)
 def test_every_tile(tile):
     """Every tile (A and metadata from the fragment image into registers, v21): gathered and plain
     2:4 (X^T and X by TMA), ragged R, K and T, both dtypes, bias, split-K on the decode tile."""
@@ -323,6 +323,29 @@ def test_every_tile(tile):
     if tile.splittable:
         case(256, 4096, 40, 64, 4, torch.bfloat16, True, splits=5, tma_x=True)
         case(260, 8 * 16 * 9 + 5, 20, 128, 8, torch.float16, True, splits=3)
+
+
+@pytest.mark.gpu
+@needs_sm90a
+@pytest.mark.parametrize("tile", W.PERSISTENT_TILES, ids=str)
+def test_persistent_tile_loops(tile, monkeypatch):
+    """Persistent tiles (v24) on a grid made small (as if the GPU had 3 SMs), so that each CTA runs
+    many tiles: the ring's stage and phase carry across tiles whose step count is no multiple of
+    the stages, ragged last tiles in R and T, the epilogue in 64-token passes."""
+    gen = torch.Generator().manual_seed(tile.bm * 5 + tile.bn)
+    monkeypatch.setattr(W, "_sms", lambda index: 3)
+
+    def case(r, k, t, v, m, dtype, bias, **kw):
+        check_case(lambda x, vw, b, out: W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, v, m, tile=tile, out=out, **kw),
+                   r, k, t, v, m, dtype, bias, gen, what=f"tile={tile} {kw}")
+
+    assert tile.grid(1000, 1000, 1, 3)[0] == 3 * tile.ctas_per_sm
+    for r, k, t in ((1000, 8 * 71, 700), (389, 4096, 1000), (260, 72, 1)):
+        case(r, k, t, 128, 4, torch.bfloat16, True, tma_x=True)
+        case(r, k, t, 128, 4, torch.float16, False, tma_x=False)
+        if tile.mb == 1:
+            case(r, k + 3, t, 128, 16, torch.bfloat16, True)
+            case(r, k, t, tile.bm, 8, torch.float16, True)
 
 
 @pytest.mark.gpu

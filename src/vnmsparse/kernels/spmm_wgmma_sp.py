@@ -38,6 +38,7 @@ class WgTile:
     mb: int = 1  # m64 blocks per consumer warpgroup (2 needs a_regs)
     a_regs: bool = False  # A and metadata into registers, from the fragment image (build_frag_layout)
     staged: bool = False  # ... passing through the shared-memory ring by bulk copy (v22), not by LDG
+    persistent: bool = False  # a grid of what fits at once, each CTA looping over tiles (v24)
 
     @property
     def consumers(self) -> int:
@@ -60,23 +61,32 @@ class WgTile:
     @property
     def smem_bytes(self) -> int:  # mirrors wg::Plan::BYTES
         pipe = self.stages * self.stage_bytes + 2 * self.stages * 8
-        epilogue = self.bn * (self.bm + 8) * 2
-        return max(pipe, epilogue) + 1024
+        epilogue = (64 if self.persistent else self.bn) * (self.bm + 8) * 2
+        return (pipe + epilogue if self.persistent else max(pipe, epilogue)) + 1024
 
     def name(self, dtype: torch.dtype, has_cols: bool, split: bool, tma_x: bool = False) -> str:
         args = (_CTYPE[dtype], self.bm, self.bn, self.stages, _b(has_cols), _b(split), _b(tma_x))
-        if self.a_regs:
-            args += (self.mb, 2 if self.staged else 1)
+        if self.a_regs or self.persistent:
+            args += (self.mb, 2 if self.staged else 1 if self.a_regs else 0)
+        if self.persistent:
+            args += (_b(True),)
         return "vnm::spmm_wgmma_sp<" + ", ".join(str(a) for a in args) + ">"
 
     def __str__(self) -> str:
-        return f"wg{self.bm}x{self.bn}s{self.stages}" + ((f"t{self.mb}" if self.staged else f"r{self.mb}") if self.a_regs else "")
+        return (f"wg{self.bm}x{self.bn}s{self.stages}" + ((f"t{self.mb}" if self.staged else f"r{self.mb}") if self.a_regs else "")
+                + ("p" if self.persistent else ""))
 
     @property
     def splittable(self) -> bool:
         """Split-K exists for the decode tile (bn = 64) only: the wider split variants spilled
-        under NVRTC 13.0, and a grid too small to fill the GPU comes from few tokens anyway."""
-        return self.bn <= 64
+        under NVRTC 13.0, and a grid too small to fill the GPU comes from few tokens anyway.
+        A persistent grid has no K splits (a CTA runs whole tiles)."""
+        return self.bn <= 64 and not self.persistent
+
+    def grid(self, rows: int, ntok: int, splits: int, sms: int) -> tuple:
+        """Tiles are numbered row tile fastest; a persistent grid holds what runs at once."""
+        tiles = -(-rows // self.bm) * -(-ntok // self.bn)
+        return (min(tiles, sms * self.ctas_per_sm) if self.persistent else tiles, 1, splits)
 
 
 def _b(flag: bool) -> str:
@@ -107,6 +117,12 @@ STAGED_TILES = (
     WgTile(256, 128, 6, 2, True, True),
     WgTile(64, 64, 8, 1, True, True), WgTile(64, 128, 5, 1, True, True), WgTile(64, 256, 6, 1, True, True),
 )
+
+
+# v24 (NOTES): the same tiles, persistent: the producer fills the ring with the next tile's stages
+# while the consumers run the epilogue (staged apart from the ring, 64 tokens a pass).
+PERSISTENT_TILES = tuple(dataclasses.replace(t, persistent=True) for t in TILES)
+ALL_TILES = TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES  # every tile that exists (tests, A/B runs)
 
 
 def row_tile(v: int, m: int = 8) -> int | None:
@@ -346,7 +362,7 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     per_split = -(-steps // splits)
     splits = -(-steps // per_split)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
-    grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
+    grid = tile.grid(r, ntok, splits, sms)
     xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn)) if direct else jit.NO_TENSOR_MAP
     # A by TMA: a box of 2*KS values x bm rows per stage, whose 64B swizzle is the kernel's A image
     amap = jit.NO_TENSOR_MAP if a_regs else jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64)
@@ -385,7 +401,7 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
 def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str]:
     """Every kernel of this file for one dtype (what the compile-everything test builds), or of
     ``tiles`` only."""
-    tiles = TILES + SMEM_A_TILES + STAGED_TILES if tiles is None else tiles
+    tiles = ALL_TILES if tiles is None else tiles
     return [t.name(dtype, c, s, d) for t in tiles for c, d in ((True, False), (False, False), (False, True))
             for s in ((False, True) if t.splittable else (False,)) if t.mb == 1 or not c if not (t.staged and t.mb == 2 and not d)]
 

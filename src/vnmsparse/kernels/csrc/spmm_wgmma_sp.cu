@@ -93,7 +93,7 @@ constexpr u32 IDENTITY_COLUMNS = 0x03020100u;  // m == 4: every group keeps colu
 // 1 = A and metadata from the fragment image in global memory into registers (v21); 2 = the
 // fragment image's blocks by bulk copy into the ring, then into registers by 16-byte shared loads
 // just before the wgmma (v22: as deep in flight as X, no register ring).
-template <int BM, int BN, int STAGES, int MB = 1, int AREG = 0>
+template <int BM, int BN, int STAGES, int MB = 1, int AREG = 0, bool PERSIST = false>
 struct Plan {
   static constexpr int NC = (BM / (64 * MB)) * 128;  // consumer threads (MB m64 blocks each)
   static constexpr int NT = NC + 128;                // + one producer warpgroup
@@ -104,10 +104,15 @@ struct Plan {
   static constexpr int OFF_M = OFF_A + STAGES * A;
   static constexpr int OFF_BAR = OFF_M + STAGES * M;
   static constexpr int PIPE = OFF_BAR + 2 * STAGES * 8;
-  static constexpr int C_PITCH = BM + 8;  // epilogue staging [BN][BM + 8] elements
-  static constexpr int EPI = BN * C_PITCH * 2;
+  // Epilogue staging [EPI_TOK][BM + 8] elements, EPI_TOK tokens per pass. One pass over the ring's
+  // bytes when a CTA owns one tile; PERSIST keeps it apart (64-token passes) so that the producer
+  // fills the ring with the next tile's stages during the epilogue.
+  static constexpr int C_PITCH = BM + 8;
+  static constexpr int EPI_TOK = PERSIST ? 64 : BN;
+  static constexpr int EPI = EPI_TOK * C_PITCH * 2;
+  static constexpr int OFF_EPI = PERSIST ? PIPE : 0;
   // Dynamic shared memory of a launch: + 1024 to align the base (swizzles need 1024-byte images).
-  static constexpr int BYTES = (PIPE > EPI ? PIPE : EPI) + 1024;
+  static constexpr int BYTES = (PERSIST ? PIPE + EPI : PIPE > EPI ? PIPE : EPI) + 1024;
   // Two CTAs per SM where a consumer fits in 128 registers (one warpgroup, N <= 128).
   static constexpr int CTAS_PER_SM = (BM == 64 && BN <= 128) ? 2 : 1;
   static_assert(STAGES >= 2, "one stage in the math, one being filled");
@@ -135,16 +140,19 @@ struct Plan {
 // TMA is written once and read by the wgmma once, 16 of the 113 KB that a 128 x 256 stage moves).
 // Consumers load them a few stages ahead into a ring of register sets (VNM_WG_AREG_SETS). MB = 2 gives each
 // consumer two m64 blocks (a 256 x 128 tile: B is written once per 256 rows, not 128).
-template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, bool TMA_X, int MB = 1, int AREG = 0>
-__global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Plan<BM, BN, STAGES, MB, AREG>::CTAS_PER_SM)
+template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, bool TMA_X, int MB = 1, int AREG = 0,
+          bool PERSIST = false>
+__global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::NT,
+                                  wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::CTAS_PER_SM)
     spmm_wgmma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                   const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                   float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
                   int v, int steps_per_split, const __grid_constant__ TensorMap xmap,
                   const __grid_constant__ TensorMap amap) {
   static_assert(!(TMA_X && HAS_COLS), "TMA_X loads X whole: only for m = 4 (no column offsets)");
+  static_assert(!(PERSIST && SPLIT), "split-K runs one tile per CTA");
 #if VNM_HAS_WGMMA
-  using P = wg::Plan<BM, BN, STAGES, MB, AREG>;
+  using P = wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>;
   using wg::KS;
   using wg::cp_async16_s;
   constexpr int NC = P::NC;
@@ -171,7 +179,11 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
   u64* empty = full + STAGES;
 
   const int tid = threadIdx.x;
-  const int row0 = blockIdx.x * BM, tok0 = blockIdx.y * BN;
+  // Tiles in row-tile-fastest order: CTA blockIdx.x runs tiles blockIdx.x, + gridDim.x, ... (one
+  // of them unless PERSIST: then the grid is what fits on the GPU at once). The ring's stage and
+  // phase run on across tiles (g: stages of earlier tiles).
+  const int row_tiles = (R + BM - 1) / BM;
+  const int ntiles = row_tiles * ((ntok + BN - 1) / BN);
   const int total_steps = Gp / KS;
   const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
@@ -201,74 +213,79 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
     constexpr int RPW = wg::KROWS / 4;
     const int warp = tid >> 5, lane = tid & 31;
     const int c = lane % CPR, rsub = lane / CPR;
-    const bool ok_t = 8 * c < ntok_load - tok0;
-    const T* xcol = xt + static_cast<size_t>(tok0) + 8 * c;
     const char* xbytes = reinterpret_cast<const char*>(xt);
-    const u32 col_bytes = static_cast<u32>(tok0 + 8 * c) * sizeof(T), row_bytes = static_cast<u32>(ldx) * sizeof(T);
+    const u32 row_bytes = static_cast<u32>(ldx) * sizeof(T);
     const u32 b_lane = smem_addr(sB) + (c >> 3) * (wg::KROWS * 128) + warp * RPW * 128;
     const int myrow = lane & (RPW - 1);  // stage row 16w + myrow: group 4w + myrow / 4, slot myrow % 4
-    const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp + warp * (RPW / 4) + myrow / 4 : nullptr;
-    auto column_word = [&](int step) -> u32 {
-      return (HAS_COLS && step < kend) ? __ldg(colrow + step * KS) : wg::IDENTITY_COLUMNS;
-    };
-    // Column words run LOOKAHEAD stages ahead: with one stage of look-ahead the producer was a
-    // chain of dependent L2 loads (word -> row addresses -> copies -> next word), one stage per L2
-    // round trip (NOTES v7). The queue must not be shifted through registers either: a move of a
-    // word whose load is still in flight waits for it (SASS of v8-v14: IMAD.MOV of the previous
-    // stage's LDG at the loop head, a full L2 latency per stage, so look-ahead 3 changed nothing).
-    // So the loop is unrolled LOOKAHEAD times (for_unrolled) and slot q is read, then reloaded, in place.
-    constexpr int LOOKAHEAD = VNM_WG_COLUMN_LOOKAHEAD;
-    static_assert(LOOKAHEAD >= 1 && LOOKAHEAD <= 8, "column-word look-ahead of 1..8 stages");
-    u32 wq[LOOKAHEAD];
+    int g = 0;
+    for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x, g += nsteps) {
+      const int row0 = (tile % row_tiles) * BM, tok0 = (tile / row_tiles) * BN;
+      const bool ok_t = 8 * c < ntok_load - tok0;
+      const T* xcol = xt + static_cast<size_t>(tok0) + 8 * c;
+      const u32 col_bytes = static_cast<u32>(tok0 + 8 * c) * sizeof(T);
+      const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp + warp * (RPW / 4) + myrow / 4 : nullptr;
+      auto column_word = [&](int step) -> u32 {
+        return (HAS_COLS && step < kend) ? __ldg(colrow + step * KS) : wg::IDENTITY_COLUMNS;
+      };
+      // Column words run LOOKAHEAD stages ahead: with one stage of look-ahead the producer was a
+      // chain of dependent L2 loads (word -> row addresses -> copies -> next word), one stage per L2
+      // round trip (NOTES v7). The queue must not be shifted through registers either: a move of a
+      // word whose load is still in flight waits for it (SASS of v8-v14: IMAD.MOV of the previous
+      // stage's LDG at the loop head, a full L2 latency per stage, so look-ahead 3 changed nothing).
+      // So the loop is unrolled LOOKAHEAD times (for_unrolled) and slot q is read, then reloaded, in place.
+      constexpr int LOOKAHEAD = VNM_WG_COLUMN_LOOKAHEAD;
+      static_assert(LOOKAHEAD >= 1 && LOOKAHEAD <= 8, "column-word look-ahead of 1..8 stages");
+      u32 wq[LOOKAHEAD];
 #pragma unroll
-    for (int i = 0; i < LOOKAHEAD; ++i) wq[i] = column_word(kbeg + i);
-    for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
-      const int step = kbeg + it, s = it % STAGES, g0 = step * KS;
-      const u32 wcur = wq[q];
-      if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
-      if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
-        mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + P::A + (AREG == 2 ? P::M : 0));
-        if (TMA_X && !VNM_WG_SKIP_B) tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
-        if (!AREG) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
-        if (AREG == 2) {  // the fragment image's blocks of this stage: 4 KB of A, 1 KB of metadata each
+      for (int i = 0; i < LOOKAHEAD; ++i) wq[i] = column_word(kbeg + i);
+      for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
+        const int step = kbeg + it, gi = g + it, s = gi % STAGES, g0 = step * KS;
+        const u32 wcur = wq[q];
+        if (gi >= STAGES) mbar_wait(&empty[s], ((gi / STAGES) & 1) ^ 1);
+        if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
+          mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + P::A + (AREG == 2 ? P::M : 0));
+          if (TMA_X && !VNM_WG_SKIP_B) tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
+          if (!AREG) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
+          if (AREG == 2) {  // the fragment image's blocks of this stage: 4 KB of A, 1 KB of metadata each
 #pragma unroll
-          for (int b = 0; b < BM / 64; ++b) {
-            const size_t blk = static_cast<size_t>(row0 / 64 + b) * total_steps + step;
-            bulk_copy(sA + s * P::A + b * 4096, reinterpret_cast<const u32*>(values) + blk * 1024, 4096, &full[s]);
-            bulk_copy(sM + s * P::M + b * 1024, reinterpret_cast<const u32*>(meta) + blk * 256, 1024, &full[s]);
+            for (int b = 0; b < BM / 64; ++b) {
+              const size_t blk = static_cast<size_t>(row0 / 64 + b) * total_steps + step;
+              bulk_copy(sA + s * P::A + b * 4096, reinterpret_cast<const u32*>(values) + blk * 1024, 4096, &full[s]);
+              bulk_copy(sM + s * P::M + b * 1024, reinterpret_cast<const u32*>(meta) + blk * 256, 1024, &full[s]);
+            }
+          }
+          if (AREG == 1 && VNM_WG_AREG_PREFETCH > 0 && step + VNM_WG_AREG_PREFETCH < kend) {
+#pragma unroll
+            for (int b = 0; b < BM / 64; ++b) {
+              const size_t blk = static_cast<size_t>(row0 / 64 + b) * total_steps + step + VNM_WG_AREG_PREFETCH;
+              bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, 4096);
+              bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 256, 1024);
+            }
           }
         }
-        if (AREG == 1 && VNM_WG_AREG_PREFETCH > 0 && step + VNM_WG_AREG_PREFETCH < kend) {
+        if constexpr (!TMA_X && !VNM_WG_SKIP_B) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
+          const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
+          const u32 base = b_lane + s * P::B;
 #pragma unroll
-          for (int b = 0; b < BM / 64; ++b) {
-            const size_t blk = static_cast<size_t>(row0 / 64 + b) * total_steps + step + VNM_WG_AREG_PREFETCH;
-            bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, 4096);
-            bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 256, 1024);
+          for (int i = 0; i < RPW / RPI; ++i) {
+            const int row = i * RPI + rsub;  // stage row 16w + row; (16w + row) & 7 == row & 7
+            const int k = __shfl_sync(0xffffffffu, kmine, row);
+            const bool ok = ok_t && k < K;
+            const void* src = VNM_WG_GATHER_OFF32
+                                  ? static_cast<const void*>(xbytes + (ok ? static_cast<u32>(k) * row_bytes + col_bytes : 0u))
+                                  : static_cast<const void*>(ok ? xcol + static_cast<size_t>(k) * ldx : xt);
+            cp_async16_s(base + row * 128 + 16 * ((c & 7) ^ (row & 7)), src, ok);
           }
         }
-      }
-      if constexpr (!TMA_X && !VNM_WG_SKIP_B) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
-        const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
-        const u32 base = b_lane + s * P::B;
-#pragma unroll
-        for (int i = 0; i < RPW / RPI; ++i) {
-          const int row = i * RPI + rsub;  // stage row 16w + row; (16w + row) & 7 == row & 7
-          const int k = __shfl_sync(0xffffffffu, kmine, row);
-          const bool ok = ok_t && k < K;
-          const void* src = VNM_WG_GATHER_OFF32
-                                ? static_cast<const void*>(xbytes + (ok ? static_cast<u32>(k) * row_bytes + col_bytes : 0u))
-                                : static_cast<const void*>(ok ? xcol + static_cast<size_t>(k) * ldx : xt);
-          cp_async16_s(base + row * 128 + 16 * ((c & 7) ^ (row & 7)), src, ok);
+        // Codes: 8 bytes per row. Rows past R reuse row R-1's (valid) codes; their values are zero.
+        if (!AREG && tid < BM) {
+          const int grow = min(row0 + tid, R - 1);
+          cp_async8(sM + s * P::M + tid * 8, meta + static_cast<size_t>(grow) * (Gp / 2) + g0 / 2, true);
         }
-      }
-      // Codes: 8 bytes per row. Rows past R reuse row R-1's (valid) codes; their values are zero.
-      if (!AREG && tid < BM) {
-        const int grow = min(row0 + tid, R - 1);
-        cp_async8(sM + s * P::M + tid * 8, meta + static_cast<size_t>(grow) * (Gp / 2) + g0 / 2, true);
-      }
-      cp_async_mbar_arrive_noinc(&full[s]);
-      wq[q] = column_word(step + LOOKAHEAD);
-    });
+        cp_async_mbar_arrive_noinc(&full[s]);
+        wq[q] = column_word(step + LOOKAHEAD);
+      });
+    }
     cp_async_wait<0>();  // the async arrivals above must not outlive the thread
   } else {
     // ------------------------------------------------------------------ consumer warpgroups
@@ -277,10 +294,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
     const int cw = ct >> 7;                // consumer warpgroup: m64 blocks MB*cw .. MB*cw + MB - 1
     const int lane = ct & 31, warp = (ct >> 5) & 3, gid = lane >> 2, tig = lane & 3;
     float acc[MB][BN / 2];
-#pragma unroll
-    for (int b = 0; b < MB; ++b)
-#pragma unroll
-      for (int i = 0; i < BN / 2; ++i) acc[b][i] = 0.f;
 
     // B image: MN-major (gathered rows of X^T: 64-token slabs, LBO = one slab) or, with TMA_X,
     // K-major (a row of 64 k per token, 8-token atoms 1024 B apart); k32 step ks at ks * B_KSTEP.
@@ -288,6 +301,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
     constexpr int B_MN = TMA_X ? 0 : 1;
     constexpr u32 B_KSTEP = TMA_X ? 64 : 4096;
     const int mrow = 64 * MB * cw + 16 * warp + gid;  // rows mrow + 64 b (+ 8) of m64 block b
+    const int wt = ct & 127;
 
     // AREG: a stage's A registers and metadata words (MB m64 blocks x 2 k32 steps). `keep` holds a
     // set in its registers up to here (the asynchronous wgmma reads them until its group retires);
@@ -315,187 +329,217 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG>::NT, wg::Pl
       wgmma_commit();
       wgmma_wait<1>();  // the previous stage's group has retired: its stage and registers are free
     };
+    // Stage gi's full barrier (phase from its round of the ring), then the fence that orders the
+    // acquired cp.async writes before this thread's wgmma reads (TMA writes need none).
+    auto acquire_stage = [&](int gi) {
+      mbar_wait(&full[gi % STAGES], (gi / STAGES) & 1);
+      if (!TMA_X) fence_proxy_async_smem();
+    };
+    auto release_stage = [&](int gi) {  // one arrival per consumer warp on its empty barrier
+      __syncwarp();
+      if (lane == 0) mbar_arrive(&empty[gi % STAGES]);
+    };
 
-    if constexpr (AREG == 2) {
-      // Two register sets alternate between even and odd stages. Stage it + 1's set is loaded
-      // from its shared memory right after stage it's wgmma is issued and the group before it
-      // retired (its full barrier waited for there), not just before its own wgmma: ptxas sank
-      // such late loads between the wgmma fence and the second wgmma and serialised the pipeline.
-      const int wt = ct & 127;
-      u32 ar[2][MB][2][4], er[2][MB][2];
-      auto acquire = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2], int it) {  // stage it's barrier, then its A
-        const int s = it % STAGES;
-        mbar_wait(&full[s], (it / STAGES) & 1);
-        if (!TMA_X) fence_proxy_async_smem();  // the acquired cp.async writes, before the wgmma reads
-#pragma unroll
-        for (int b = 0; b < MB; ++b) {
-          const unsigned char* ab = sA + s * P::A + (MB * cw + b) * 4096 + wt * 16;
-#pragma unroll
-          for (int ks = 0; ks < 2; ++ks) {
-            const uint4 w = *reinterpret_cast<const uint4*>(ab + ks * 2048);
-            a[b][ks][0] = w.x; a[b][ks][1] = w.y; a[b][ks][2] = w.z; a[b][ks][3] = w.w;
-          }
-          const uint2 m2 = *reinterpret_cast<const uint2*>(sM + s * P::M + (MB * cw + b) * 1024 + wt * 8);
-          e[b][0] = m2.x; e[b][1] = m2.y;
-        }
-      };
-      acquire(ar[0], er[0], 0);
-      for_unrolled<2>(nsteps, [&](int it, int q) {
-        const int s = it % STAGES;
-        issue(ar[q], er[q], s);
-        keep(ar[q ^ 1], er[q ^ 1]);
-        if (it > 0) {
-          __syncwarp();
-          if (lane == 0) mbar_arrive(&empty[(it - 1) % STAGES]);
-        }
-        if (it + 1 < nsteps) acquire(ar[q ^ 1], er[q ^ 1], it + 1);
-      });
-      wgmma_wait<0>();
-#pragma unroll
-      for (int b = 0; b < MB; ++b) wgmma_fence_operand(acc[b]);
-      keep(ar[0], er[0]);
-      keep(ar[1], er[1]);
-    } else if constexpr (AREG == 1) {
-      // A registers and metadata words of a stage: MB blocks x 2 k32 steps, in a ring of NS sets
-      // (one in flight, the others landing); set (q + NS - 1) % NS is reloaded only after the
-      // wait_group that retired its reader (the empty asm keeps it in its registers until then).
+    // AREG 1: A registers and metadata words of a stage (MB blocks x 2 k32 steps) from the
+    // fragment image, in a ring of NS sets (one in flight, the others landing); set
+    // (q + NS - 1) % NS is reloaded only after the wait_group that retired its reader (the empty
+    // asm keeps it in its registers until then). A tile's first NS - 1 sets are loaded before the
+    // previous tile's epilogue.
+#ifdef VNM_WG_AREG_SETS
+    constexpr int NS = AREG == 1 ? VNM_WG_AREG_SETS : 1;
+#else
+    constexpr int NS = AREG != 1 ? 1 : MB == 2 ? 3 : BN <= 64 ? 9 : 5;
+#endif
+    static_assert(AREG != 1 || (NS >= 2 && NS <= 10), "2..10 register sets");
+    u32 ar[NS][MB][2][4], er[NS][MB][2];
+    auto load = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2], size_t rb0, int step) {
       const u32* ag = reinterpret_cast<const u32*>(values);
       const u32* mg = reinterpret_cast<const u32*>(meta);
-      const int wt = ct & 127;
-      const size_t rb0 = static_cast<size_t>(row0 / 64 + MB * cw);
-#ifdef VNM_WG_AREG_SETS
-      constexpr int NS = VNM_WG_AREG_SETS;
-#else
-      constexpr int NS = MB == 2 ? 3 : BN <= 64 ? 9 : 5;
-#endif
-      static_assert(NS >= 2 && NS <= 10, "2..10 register sets");
-      u32 ar[NS][MB][2][4], er[NS][MB][2];
-      auto load = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2], int step) {
 #pragma unroll
-        for (int b = 0; b < MB; ++b) {
-          const size_t blk = (rb0 + b) * total_steps + step;
+      for (int b = 0; b < MB; ++b) {
+        const size_t blk = (rb0 + b) * total_steps + step;
 #pragma unroll
-          for (int ks = 0; ks < 2; ++ks) {
-            const uint4 w = __ldg(reinterpret_cast<const uint4*>(ag + ((blk * 2 + ks) * 128 + wt) * 4));
-            a[b][ks][0] = w.x; a[b][ks][1] = w.y; a[b][ks][2] = w.z; a[b][ks][3] = w.w;
-          }
-          const uint2 m2 = __ldg(reinterpret_cast<const uint2*>(mg + (blk * 128 + wt) * 2));
-          e[b][0] = m2.x; e[b][1] = m2.y;
+        for (int ks = 0; ks < 2; ++ks) {
+          const uint4 w = __ldg(reinterpret_cast<const uint4*>(ag + ((blk * 2 + ks) * 128 + wt) * 4));
+          a[b][ks][0] = w.x; a[b][ks][1] = w.y; a[b][ks][2] = w.z; a[b][ks][3] = w.w;
         }
-      };
-#pragma unroll
-      for (int q = 0; q < NS - 1; ++q)
-        if (q < nsteps) load(ar[q], er[q], kbeg + q);
-      for_unrolled<NS>(nsteps, [&](int it, int q) {
-        const int s = it % STAGES;
-        mbar_wait(&full[s], (it / STAGES) & 1);
-        if (!TMA_X) fence_proxy_async_smem();  // the acquired cp.async writes, before the wgmma reads
-        issue(ar[q], er[q], s);
-        const int qf = (q + NS - 1) % NS;
-        keep(ar[qf], er[qf]);
-        if (it + NS - 1 < nsteps) load(ar[qf], er[qf], kbeg + it + NS - 1);
-        if (it > 0) {
-          __syncwarp();
-          if (lane == 0) mbar_arrive(&empty[(it - 1) % STAGES]);
-        }
-      });
-      wgmma_wait<0>();
-#pragma unroll
-      for (int b = 0; b < MB; ++b) wgmma_fence_operand(acc[b]);
-#pragma unroll
-      for (int q = 0; q < NS; ++q) keep(ar[q], er[q]);
-    } else {
-    // Descriptors of stage 0, k32 step 0; stage s / step ks add (bytes >> 4) to the address field.
-    const u64 a_desc0 = gmma_desc<64>(smem_addr(sA) + cw * 64 * 64, 16, 512);
-    const u32 perm = (tig & 1) ? 0x7632u : 0x5410u;
-    // The metadata words are read by the asynchronous wgmma like an A fragment: their registers
-    // must keep the values until the group that reads them retires. With one set of variables the
-    // compiler loaded stage i+1's words into the registers stage i's group was still reading
-    // (wrong 16-row slices at random, first seen with the 128 x 128 tile). So two sets alternate
-    // between even and odd stages, and each set is touched again only after the wait_group that
-    // retired its reader; the empty asm keeps the set live (in its registers) until then.
-    u32 ea0 = 0, ea1 = 0, eb0 = 0, eb1 = 0;
-    auto stage = [&](int it, u32& e0, u32& e1, u32& o0, u32& o1) {
-      const int s = it % STAGES;
-      mbar_wait(&full[s], (it / STAGES) & 1);
-      fence_proxy_async_smem();  // the acquired cp.async writes, before this thread's wgmma reads
-      const unsigned char* me = sM + s * P::M;
-      const uint2 lo = *reinterpret_cast<const uint2*>(me + mrow * 8);
-      const uint2 hi = *reinterpret_cast<const uint2*>(me + (mrow + 8) * 8);
-      e0 = __byte_perm(lo.x, hi.x, perm);
-      e1 = __byte_perm(lo.y, hi.y, perm);
-      const u64 a_desc = a_desc0 + static_cast<u64>((s * P::A) >> 4);
-      const u64 b_desc = b_desc0 + static_cast<u64>((s * P::B) >> 4);
-      wgmma_fence_operand(acc[0]);
-      wgmma_fence();
-      if constexpr (!VNM_WG_SKIP_MMA) {
-        WgmmaSp<T, BN>::template ss<0, B_MN>(acc[0], a_desc, b_desc, e0, 1);
-        WgmmaSp<T, BN>::template ss<0, B_MN>(acc[0], a_desc + (32 >> 4), b_desc + (B_KSTEP >> 4), e1, 1);
-      }
-      wgmma_commit();
-      wgmma_wait<1>();  // the previous stage's group has retired: its buffers are free
-      asm volatile("" : "+r"(o0), "+r"(o1));  // ... and so are the words it read
-      if (it > 0) {
-        __syncwarp();
-        if (lane == 0) mbar_arrive(&empty[(it - 1) % STAGES]);
+        const uint2 m2 = __ldg(reinterpret_cast<const uint2*>(mg + (blk * 128 + wt) * 2));
+        e[b][0] = m2.x; e[b][1] = m2.y;
       }
     };
-    int it = 0;
-#pragma unroll 1
-    for (; it + 1 < nsteps; it += 2) {
-      stage(it, ea0, ea1, eb0, eb1);
-      stage(it + 1, eb0, eb1, ea0, ea1);
-    }
-    if (it < nsteps) stage(it, ea0, ea1, eb0, eb1);
-    wgmma_wait<0>();
-    wgmma_fence_operand(acc[0]);
-    asm volatile("" : "+r"(ea0), "+r"(ea1), "+r"(eb0), "+r"(eb1));
-    }
+    auto block_of = [&](int tile) { return static_cast<size_t>((tile % row_tiles) * BM / 64 + MB * cw); };
+    auto preload = [&](int tile) {
+      if constexpr (AREG == 1) {
+#pragma unroll
+        for (int q = 0; q < NS - 1; ++q)
+          if (q < nsteps) load(ar[q], er[q], block_of(tile), kbeg + q);
+      }
+    };
+    preload(blockIdx.x);
 
-    if (SPLIT) {
+    int g = 0;
+    for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x, g += nsteps) {
+      const int row0 = (tile % row_tiles) * BM, tok0 = (tile / row_tiles) * BN;
 #pragma unroll
       for (int b = 0; b < MB; ++b)
 #pragma unroll
-        for (int i = 0; i < BN / 2; ++i) {
-          const int r = row0 + mrow + 64 * b + 8 * ((i >> 1) & 1);
-          const int t = tok0 + 8 * (i >> 2) + 2 * tig + (i & 1);
-          if (r < R && t < ntok) partial[(static_cast<size_t>(blockIdx.z) * ntok + t) * R + r] = acc[b][i];
-        }
-      return;
-    }
+        for (int i = 0; i < BN / 2; ++i) acc[b][i] = 0.f;
 
-    // Epilogue: bias + one rounding, staged as [BN tokens][BM rows] so Y rows leave in 16-byte
-    // stores. The staging overlaps the pipeline buffers: every consumer's wgmma must be done.
-    named_barrier_sync(1, NC);
-    T* sC = reinterpret_cast<T*>(smem);
+      if constexpr (AREG == 2) {
+        // Two register sets alternate between even and odd stages. Stage it + 1's set is loaded
+        // from its shared memory right after stage it's wgmma is issued and the group before it
+        // retired (its full barrier waited for there), not just before its own wgmma: ptxas sank
+        // such late loads between the wgmma fence and the second wgmma and serialised the pipeline.
+        u32 sr[2][MB][2][4], se[2][MB][2];
+        auto acquire = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2], int it) {  // stage it's barrier, then its A
+          const int s = (g + it) % STAGES;
+          acquire_stage(g + it);
 #pragma unroll
-    for (int b = 0; b < MB; ++b)
+          for (int b = 0; b < MB; ++b) {
+            const unsigned char* ab = sA + s * P::A + (MB * cw + b) * 4096 + wt * 16;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = mrow + 64 * b + 8 * h;
-        const float bv = (bias != nullptr && row0 + r < R) ? Elem<T>::to_float(bias[row0 + r]) : 0.f;
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const int t = 8 * j + 2 * tig + e;
-            sC[t * P::C_PITCH + r] = Elem<T>::from_float(acc[b][4 * j + 2 * h + e] + bv);
+            for (int ks = 0; ks < 2; ++ks) {
+              const uint4 w = *reinterpret_cast<const uint4*>(ab + ks * 2048);
+              a[b][ks][0] = w.x; a[b][ks][1] = w.y; a[b][ks][2] = w.z; a[b][ks][3] = w.w;
+            }
+            const uint2 m2 = *reinterpret_cast<const uint2*>(sM + s * P::M + (MB * cw + b) * 1024 + wt * 8);
+            e[b][0] = m2.x; e[b][1] = m2.y;
           }
+        };
+        acquire(sr[0], se[0], 0);
+        for_unrolled<2>(nsteps, [&](int it, int q) {
+          issue(sr[q], se[q], (g + it) % STAGES);
+          keep(sr[q ^ 1], se[q ^ 1]);
+          if (it > 0) release_stage(g + it - 1);
+          if (it + 1 < nsteps) acquire(sr[q ^ 1], se[q ^ 1], it + 1);
+        });
+        wgmma_wait<0>();
+#pragma unroll
+        for (int b = 0; b < MB; ++b) wgmma_fence_operand(acc[b]);
+        keep(sr[0], se[0]);
+        keep(sr[1], se[1]);
+      } else if constexpr (AREG == 1) {
+        const size_t rb0 = block_of(tile);
+        for_unrolled<NS>(nsteps, [&](int it, int q) {
+          acquire_stage(g + it);
+          issue(ar[q], er[q], (g + it) % STAGES);
+          const int qf = (q + NS - 1) % NS;
+          keep(ar[qf], er[qf]);
+          if (it + NS - 1 < nsteps) load(ar[qf], er[qf], rb0, kbeg + it + NS - 1);
+          if (it > 0) release_stage(g + it - 1);
+        });
+        wgmma_wait<0>();
+#pragma unroll
+        for (int b = 0; b < MB; ++b) wgmma_fence_operand(acc[b]);
+#pragma unroll
+        for (int q = 0; q < NS; ++q) keep(ar[q], er[q]);
+      } else {
+      // Descriptors of stage 0, k32 step 0; stage s / step ks add (bytes >> 4) to the address field.
+      const u64 a_desc0 = gmma_desc<64>(smem_addr(sA) + cw * 64 * 64, 16, 512);
+      const u32 perm = (tig & 1) ? 0x7632u : 0x5410u;
+      // The metadata words are read by the asynchronous wgmma like an A fragment: their registers
+      // must keep the values until the group that reads them retires. With one set of variables the
+      // compiler loaded stage i+1's words into the registers stage i's group was still reading
+      // (wrong 16-row slices at random, first seen with the 128 x 128 tile). So two sets alternate
+      // between even and odd stages, and each set is touched again only after the wait_group that
+      // retired its reader; the empty asm keeps the set live (in its registers) until then.
+      u32 ea0 = 0, ea1 = 0, eb0 = 0, eb1 = 0;
+      auto stage = [&](int it, u32& e0, u32& e1, u32& o0, u32& o1) {
+        const int s = (g + it) % STAGES;
+        acquire_stage(g + it);
+        const unsigned char* me = sM + s * P::M;
+        const uint2 lo = *reinterpret_cast<const uint2*>(me + mrow * 8);
+        const uint2 hi = *reinterpret_cast<const uint2*>(me + (mrow + 8) * 8);
+        e0 = __byte_perm(lo.x, hi.x, perm);
+        e1 = __byte_perm(lo.y, hi.y, perm);
+        const u64 a_desc = a_desc0 + static_cast<u64>((s * P::A) >> 4);
+        const u64 b_desc = b_desc0 + static_cast<u64>((s * P::B) >> 4);
+        wgmma_fence_operand(acc[0]);
+        wgmma_fence();
+        if constexpr (!VNM_WG_SKIP_MMA) {
+          WgmmaSp<T, BN>::template ss<0, B_MN>(acc[0], a_desc, b_desc, e0, 1);
+          WgmmaSp<T, BN>::template ss<0, B_MN>(acc[0], a_desc + (32 >> 4), b_desc + (B_KSTEP >> 4), e1, 1);
+        }
+        wgmma_commit();
+        wgmma_wait<1>();  // the previous stage's group has retired: its buffers are free
+        asm volatile("" : "+r"(o0), "+r"(o1));  // ... and so are the words it read
+        if (it > 0) release_stage(g + it - 1);
+      };
+      int it = 0;
+#pragma unroll 1
+      for (; it + 1 < nsteps; it += 2) {
+        stage(it, ea0, ea1, eb0, eb1);
+        stage(it + 1, eb0, eb1, ea0, ea1);
       }
-    named_barrier_sync(1, NC);
-    if ((R & 7) == 0) {
-      for (int i = ct; i < BN * (BM / 8); i += NC) {
-        const int t = i / (BM / 8), c = i % (BM / 8);
-        const int gt = tok0 + t, gr = row0 + c * 8;
-        if (gt < ntok && gr < R)
-          *reinterpret_cast<uint4*>(y + static_cast<size_t>(gt) * R + gr) =
-              *reinterpret_cast<const uint4*>(sC + t * P::C_PITCH + c * 8);
+      if (it < nsteps) stage(it, ea0, ea1, eb0, eb1);
+      wgmma_wait<0>();
+      wgmma_fence_operand(acc[0]);
+      asm volatile("" : "+r"(ea0), "+r"(ea1), "+r"(eb0), "+r"(eb1));
       }
-    } else {
-      for (int i = ct; i < BN * BM; i += NC) {
-        const int t = i / BM, r = i % BM;
-        const int gt = tok0 + t, gr = row0 + r;
-        if (gt < ntok && gr < R) y[static_cast<size_t>(gt) * R + gr] = sC[t * P::C_PITCH + r];
+      if (PERSIST) release_stage(g + nsteps - 1);  // the last stage: the producer may be waiting for it
+      if (PERSIST && tile + gridDim.x < ntiles) preload(tile + gridDim.x);  // in flight during the epilogue
+
+      if (SPLIT) {
+#pragma unroll
+        for (int b = 0; b < MB; ++b)
+#pragma unroll
+          for (int i = 0; i < BN / 2; ++i) {
+            const int r = row0 + mrow + 64 * b + 8 * ((i >> 1) & 1);
+            const int t = tok0 + 8 * (i >> 2) + 2 * tig + (i & 1);
+            if (r < R && t < ntok) partial[(static_cast<size_t>(blockIdx.z) * ntok + t) * R + r] = acc[b][i];
+          }
+        continue;
+      }
+
+      // Epilogue: bias + one rounding, staged EPI_TOK tokens at a time as [tokens][BM rows] so Y
+      // rows leave in 16-byte stores. Each pass's first barrier: the previous pass's (or tile's)
+      // reads of the staging are done and, where it overlaps the ring (one tile per CTA), every
+      // consumer's wgmma too.
+      T* sC = reinterpret_cast<T*>(smem + P::OFF_EPI);
+      constexpr int ET = P::EPI_TOK;
+      float bv[MB][2];
+#pragma unroll
+      for (int b = 0; b < MB; ++b)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = row0 + mrow + 64 * b + 8 * h;
+          bv[b][h] = (bias != nullptr && r < R) ? Elem<T>::to_float(bias[r]) : 0.f;
+        }
+      // Passes run as a loop (unrolled, ptxas put the accumulators on the stack); each writes the
+      // accumulators of its tokens, picked by a predicate so that their indices stay constants.
+#pragma unroll 1
+      for (int pass = 0; pass < BN / ET; ++pass) {
+        named_barrier_sync(1, NC);
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          if (j / (ET / 8) != pass) continue;
+#pragma unroll
+          for (int b = 0; b < MB; ++b)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+              for (int e = 0; e < 2; ++e) {
+                const int t = 8 * (j % (ET / 8)) + 2 * tig + e;
+                sC[t * P::C_PITCH + mrow + 64 * b + 8 * h] = Elem<T>::from_float(acc[b][4 * j + 2 * h + e] + bv[b][h]);
+              }
+        }
+        named_barrier_sync(1, NC);
+        const int t0 = tok0 + pass * ET;
+        if ((R & 7) == 0) {
+          for (int i = ct; i < ET * (BM / 8); i += NC) {
+            const int t = i / (BM / 8), c = i % (BM / 8);
+            const int gt = t0 + t, gr = row0 + c * 8;
+            if (gt < ntok && gr < R)
+              *reinterpret_cast<uint4*>(y + static_cast<size_t>(gt) * R + gr) =
+                  *reinterpret_cast<const uint4*>(sC + t * P::C_PITCH + c * 8);
+          }
+        } else {
+          for (int i = ct; i < ET * BM; i += NC) {
+            const int t = i / BM, r = i % BM;
+            const int gt = t0 + t, gr = row0 + r;
+            if (gt < ntok && gr < R) y[static_cast<size_t>(gt) * R + gr] = sC[t * P::C_PITCH + r];
+          }
+        }
       }
     }
   }
