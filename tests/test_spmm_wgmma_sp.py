@@ -164,6 +164,10 @@ def test_tile_choice():
                 if t <= 64:
                     assert tile.bn == 64
     assert W.choose_tile(8192, 4096, 128, 132).bn == 256
+    # persistent from PERSISTENT_MIN_M on, at prefill sizes only (decode keeps its K splits)
+    assert W.choose_tile(8192, 4096, 128, 132, m=W.PERSISTENT_MIN_M) in W.PERSISTENT_TILES
+    assert W.choose_tile(8192, 4096, 128, 132, m=W.PERSISTENT_MIN_M // 2) in W.TILES
+    assert W.choose_tile(16, 4096, 128, 132, m=128).splittable
     for v in (16, 32, 64):  # m = 4 keeps every column: the row tile ignores V
         assert W.row_tile(v, 4) == 128 and W.choose_tile(4096, 4096, v, 132, m=4).bm == 128
 
