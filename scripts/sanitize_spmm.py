@@ -52,12 +52,12 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
             check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits, tma_x=tma),
                   f"splits={splits} wgmma tma_x={tma}")
         # the 256 x 128 tiles (two m64 blocks per consumer) and v22's staged fragment image
-        extra = [t2 for t2 in W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES
+        extra = [t2 for t2 in W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES
                  if t2.bn >= 128 and (cfg.m == 4 or cfg.v % t2.bm == 0)]
         sms, W._sms = W._sms, (lambda index: 2)  # persistent tiles: a 2-SM grid, many tiles per CTA
         for tile in extra if splits is None and t > 64 else ():
             tma = cfg.m == 4 and W.x_direct(x, False)
-            if tile.mb == 2 and (cfg.m != 4 or (tile.staged and not tma)):
+            if (tile.mb == 2 or tile.cluster > 1) and (cfg.m != 4 or ((tile.staged or tile.cluster > 1) and not tma)):
                 continue
             check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=tile, tma_x=tma), f"wgmma {tile}")
         W._sms = sms

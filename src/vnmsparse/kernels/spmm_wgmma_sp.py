@@ -39,6 +39,7 @@ class WgTile:
     a_regs: bool = False  # A and metadata into registers, from the fragment image (build_frag_layout)
     staged: bool = False  # ... passing through the shared-memory ring by bulk copy (v22), not by LDG
     persistent: bool = False  # a grid of what fits at once, each CTA looping over tiles (v24)
+    cluster: int = 1  # row tiles per cluster sharing X by TMA multicast (plain 2:4 by TMA only, v25)
 
     @property
     def consumers(self) -> int:
@@ -66,26 +67,32 @@ class WgTile:
 
     def name(self, dtype: torch.dtype, has_cols: bool, split: bool, tma_x: bool = False) -> str:
         args = (_CTYPE[dtype], self.bm, self.bn, self.stages, _b(has_cols), _b(split), _b(tma_x))
-        if self.a_regs or self.persistent:
+        if self.a_regs or self.persistent or self.cluster > 1:
             args += (self.mb, 2 if self.staged else 1 if self.a_regs else 0)
-        if self.persistent:
-            args += (_b(True),)
+        if self.persistent or self.cluster > 1:
+            args += (_b(self.persistent),)
+        if self.cluster > 1:
+            args += (self.cluster,)
         return "vnm::spmm_wgmma_sp<" + ", ".join(str(a) for a in args) + ">"
 
     def __str__(self) -> str:
         return (f"wg{self.bm}x{self.bn}s{self.stages}" + ((f"t{self.mb}" if self.staged else f"r{self.mb}") if self.a_regs else "")
-                + ("p" if self.persistent else ""))
+                + ("p" if self.persistent else "") + (f"c{self.cluster}" if self.cluster > 1 else ""))
 
     @property
     def splittable(self) -> bool:
         """Split-K exists for the decode tile (bn = 64) only: the wider split variants spilled
         under NVRTC 13.0, and a grid too small to fill the GPU comes from few tokens anyway.
-        A persistent grid has no K splits (a CTA runs whole tiles)."""
-        return self.bn <= 64 and not self.persistent
+        A persistent grid has no K splits (a CTA runs whole tiles), nor has a cluster."""
+        return self.bn <= 64 and not self.persistent and self.cluster == 1
+
+    def row_tiles(self, rows: int) -> int:
+        """Row tiles of a launch, padded to whole clusters (the kernel's row_tiles)."""
+        return -(-(-(-rows // self.bm)) // self.cluster) * self.cluster
 
     def grid(self, rows: int, ntok: int, splits: int, sms: int) -> tuple:
         """Tiles are numbered row tile fastest; a persistent grid holds what runs at once."""
-        tiles = -(-rows // self.bm) * -(-ntok // self.bn)
+        tiles = self.row_tiles(rows) * -(-ntok // self.bn)
         return (min(tiles, sms * self.ctas_per_sm) if self.persistent else tiles, 1, splits)
 
 
@@ -122,7 +129,10 @@ STAGED_TILES = (
 # v24 (NOTES): the same tiles, persistent: the producer fills the ring with the next tile's stages
 # while the consumers run the epilogue (staged apart from the ring, 64 tokens a pass).
 PERSISTENT_TILES = tuple(dataclasses.replace(t, persistent=True) for t in TILES)
-ALL_TILES = TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES  # every tile that exists (tests, A/B runs)
+# v25 (NOTES): plain 2:4 with X by TMA, two row tiles per cluster loading half the X box each and
+# multicasting it to both (X's L2 reads halved).
+CLUSTER_TILES = (WgTile(128, 256, 6, 1, True, cluster=2), WgTile(128, 128, 10, 1, True, cluster=2))
+ALL_TILES = TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES  # every tile (tests, A/B runs)
 
 
 def row_tile(v: int, m: int = 8) -> int | None:
@@ -356,7 +366,9 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
         raise ValueError(f"tile {tile} {'needs' if tile.a_regs else 'cannot take'} the fragment layout")
     if cols is not None and v % tile.bm:
         raise ValueError(f"tile {tile} does not fit V = {v} (bm must divide V)")
-    if a_regs and -(-r // tile.bm) * tile.bm > values.shape[0] * 64:  # the consumers read whole m64 blocks
+    if tile.cluster > 1 and not direct:
+        raise ValueError(f"tile {tile} multicasts X by TMA: plain 2:4 with X by TMA only (m = {m}, tma_x = {direct})")
+    if a_regs and tile.row_tiles(r) * tile.bm > values.shape[0] * 64:  # the consumers read whole m64 blocks
         raise ValueError(f"tile {tile} reads past the fragment image ({values.shape[0] * 64} rows for R = {r})")
     gp = values.shape[1] * (KS if a_regs else 1)
     steps = gp // KS
@@ -368,13 +380,13 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     splits = -(-steps // per_split)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
     grid = tile.grid(r, ntok, splits, sms)
-    xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn)) if direct else jit.NO_TENSOR_MAP
+    xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn // tile.cluster)) if direct else jit.NO_TENSOR_MAP
     # A by TMA: a box of 2*KS values x bm rows per stage, whose 64B swizzle is the kernel's A image
     amap = jit.NO_TENSOR_MAP if a_regs else jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64)
     _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct)).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, xmap, amap),
-        shared_mem=tile.smem_bytes,
+        shared_mem=tile.smem_bytes, cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None,
     )
     if partial is not None:
         spmm_mma_sp.reduce_splits(partial, bias, y, sms)
@@ -408,7 +420,8 @@ def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str
     ``tiles`` only."""
     tiles = ALL_TILES if tiles is None else tiles
     return [t.name(dtype, c, s, d) for t in tiles for c, d in ((True, False), (False, False), (False, True))
-            for s in ((False, True) if t.splittable else (False,)) if t.mb == 1 or not c if not (t.staged and t.mb == 2 and not d)]
+            for s in ((False, True) if t.splittable else (False,)) if t.mb == 1 or not c
+            if not (t.staged and t.mb == 2 and not d) if t.cluster == 1 or d]
 
 
 def supported(device: torch.device) -> tuple[bool, str]:

@@ -158,6 +158,21 @@ __device__ __forceinline__ void tma_load_2d(u32 dst, const TensorMap* map, int c
       "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(smem_addr(bar))
       : "memory");
 }
+// The same box into the shared memory of every CTA in `mask` (cluster ranks), at the same offset,
+// each landing counted on that CTA's mbarrier at `bar`'s offset.
+__device__ __forceinline__ void tma_load_2d_multicast(u32 dst, const TensorMap* map, int c0, int c1, u64* bar,
+                                                      u16 mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(smem_addr(bar)), "h"(mask)
+      : "memory");
+}
+// Arrive (release at cluster scope) on the mbarrier at `bar`'s offset in CTA `rank` of the cluster.
+__device__ __forceinline__ void mbar_arrive_cluster(u64* bar, int rank) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_map(bar, rank))
+               : "memory");
+}
 // bytes (a multiple of 16, 16-byte aligned both sides) from global to this CTA's shared memory,
 // counted on the mbarrier's transaction count when they land.
 __device__ __forceinline__ void bulk_copy(void* dst, const void* src, u32 bytes, u64* bar) {

@@ -141,7 +141,7 @@ struct Plan {
 // Consumers load them a few stages ahead into a ring of register sets (VNM_WG_AREG_SETS). MB = 2 gives each
 // consumer two m64 blocks (a 256 x 128 tile: B is written once per 256 rows, not 128).
 template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, bool TMA_X, int MB = 1, int AREG = 0,
-          bool PERSIST = false>
+          bool PERSIST = false, int CLUSTER = 1>
 __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::NT,
                                   wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::CTAS_PER_SM)
     spmm_wgmma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
@@ -151,6 +151,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
                   const __grid_constant__ TensorMap amap) {
   static_assert(!(TMA_X && HAS_COLS), "TMA_X loads X whole: only for m = 4 (no column offsets)");
   static_assert(!(PERSIST && SPLIT), "split-K runs one tile per CTA");
+  static_assert(CLUSTER == 1 || (TMA_X && !SPLIT && !PERSIST && BM <= 128 && (CLUSTER == 2 || CLUSTER == 4)),
+                "X multicast over a cluster of row tiles: plain 2:4 by TMA, one tile per CTA");
 #if VNM_HAS_WGMMA
   using P = wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>;
   using wg::KS;
@@ -182,7 +184,10 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   // Tiles in row-tile-fastest order: CTA blockIdx.x runs tiles blockIdx.x, + gridDim.x, ... (one
   // of them unless PERSIST: then the grid is what fits on the GPU at once). The ring's stage and
   // phase run on across tiles (g: stages of earlier tiles).
-  const int row_tiles = (R + BM - 1) / BM;
+  // CLUSTER: the row tiles sharing a token tile run as one cluster, each loading 1/CLUSTER of the
+  // X box and multicasting it to all; row tiles are padded to whole clusters (a padding tile
+  // reads zero rows of the fragment image, which is padded to 256 rows, and writes nothing).
+  const int row_tiles = ((R + BM - 1) / BM + CLUSTER - 1) / CLUSTER * CLUSTER;
   const int ntiles = row_tiles * ((ntok + BN - 1) / BN);
   const int total_steps = Gp / KS;
   const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
@@ -193,11 +198,15 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     for (int s = 0; s < STAGES; ++s) {
       // every producer thread arrives after its copies landed (+ the TMA issuer's expect_tx)
       mbar_init(&full[s], 129);
-      mbar_init(&empty[s], NC / 32);  // one arrival per consumer warp
+      mbar_init(&empty[s], CLUSTER * NC / 32);  // one arrival per consumer warp of the cluster
     }
     mbar_init_fence();
   }
-  __syncthreads();
+  if constexpr (CLUSTER > 1) {
+    cluster_sync();  // every CTA's barriers exist before any multicast signals them
+  } else {
+    __syncthreads();
+  }
 
   if (tid < 128) {
     // ------------------------------------------------------------------ producer warpgroup
@@ -244,7 +253,15 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         if (gi >= STAGES) mbar_wait(&empty[s], ((gi / STAGES) & 1) ^ 1);
         if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
           mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + P::A + (AREG == 2 ? P::M : 0));
-          if (TMA_X && !VNM_WG_SKIP_B) tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
+          if (TMA_X && !VNM_WG_SKIP_B) {
+          if constexpr (CLUSTER > 1) {  // this CTA's 1/CLUSTER of the tokens, into every CTA's stage s
+            const int part = static_cast<int>(cluster_rank()) * (BN / CLUSTER);
+            tma_load_2d_multicast(smem_addr(sB) + s * P::B + part * 128, &xmap, step * wg::KROWS, tok0 + part, &full[s],
+                                  static_cast<u16>((1u << CLUSTER) - 1));
+          } else {
+            tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
+          }
+        }
           if (!AREG) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
           if (AREG == 2) {  // the fragment image's blocks of this stage: 4 KB of A, 1 KB of metadata each
 #pragma unroll
@@ -335,9 +352,16 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       mbar_wait(&full[gi % STAGES], (gi / STAGES) & 1);
       if (!TMA_X) fence_proxy_async_smem();
     };
-    auto release_stage = [&](int gi) {  // one arrival per consumer warp on its empty barrier
+    auto release_stage = [&](int gi) {  // one arrival per consumer warp on its empty barrier(s)
       __syncwarp();
-      if (lane == 0) mbar_arrive(&empty[gi % STAGES]);
+      if (lane == 0) {
+        if constexpr (CLUSTER > 1) {  // every CTA of the cluster multicasts into this stage
+#pragma unroll
+          for (int r = 0; r < CLUSTER; ++r) mbar_arrive_cluster(&empty[gi % STAGES], r);
+        } else {
+          mbar_arrive(&empty[gi % STAGES]);
+        }
+      }
     };
 
     // AREG 1: A registers and metadata words of a stage (MB blocks x 2 k32 steps) from the
@@ -543,6 +567,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       }
     }
   }
+  if constexpr (CLUSTER > 1) cluster_sync();  // no CTA leaves while a peer may still signal its barriers
 #endif
 }
 
