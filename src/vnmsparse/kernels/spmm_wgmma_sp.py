@@ -93,7 +93,8 @@ class WgTile:
     def grid(self, rows: int, ntok: int, splits: int, sms: int) -> tuple:
         """Tiles are numbered row tile fastest; a persistent grid holds what runs at once."""
         tiles = self.row_tiles(rows) * -(-ntok // self.bn)
-        return (min(tiles, sms * self.ctas_per_sm) if self.persistent else tiles, 1, splits)
+        fits = sms * self.ctas_per_sm // self.cluster * self.cluster  # whole clusters
+        return (min(tiles, fits) if self.persistent else tiles, 1, splits)
 
 
 def _b(flag: bool) -> str:
@@ -131,7 +132,8 @@ STAGED_TILES = (
 PERSISTENT_TILES = tuple(dataclasses.replace(t, persistent=True) for t in TILES)
 # v25 (NOTES): plain 2:4 with X by TMA, two row tiles per cluster loading half the X box each and
 # multicasting it to both (X's L2 reads halved).
-CLUSTER_TILES = (WgTile(128, 256, 6, 1, True, cluster=2), WgTile(128, 128, 10, 1, True, cluster=2))
+CLUSTER_TILES = (WgTile(128, 256, 6, 1, True, cluster=2), WgTile(128, 128, 10, 1, True, cluster=2),
+                 WgTile(128, 256, 6, 1, True, persistent=True, cluster=2))
 ALL_TILES = TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES  # every tile (tests, A/B runs)
 
 

@@ -151,8 +151,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
                   const __grid_constant__ TensorMap amap) {
   static_assert(!(TMA_X && HAS_COLS), "TMA_X loads X whole: only for m = 4 (no column offsets)");
   static_assert(!(PERSIST && SPLIT), "split-K runs one tile per CTA");
-  static_assert(CLUSTER == 1 || (TMA_X && !SPLIT && !PERSIST && BM <= 128 && (CLUSTER == 2 || CLUSTER == 4)),
-                "X multicast over a cluster of row tiles: plain 2:4 by TMA, one tile per CTA");
+  static_assert(CLUSTER == 1 || (TMA_X && !SPLIT && BM <= 128 && (CLUSTER == 2 || CLUSTER == 4)),
+                "X multicast over a cluster of row tiles: plain 2:4 by TMA, no K splits");
 #if VNM_HAS_WGMMA
   using P = wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>;
   using wg::KS;
@@ -185,8 +185,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   // of them unless PERSIST: then the grid is what fits on the GPU at once). The ring's stage and
   // phase run on across tiles (g: stages of earlier tiles).
   // CLUSTER: the row tiles sharing a token tile run as one cluster, each loading 1/CLUSTER of the
-  // X box and multicasting it to all; row tiles are padded to whole clusters (a padding tile
-  // reads zero rows of the fragment image, which is padded to 256 rows, and writes nothing).
+  // X box and multicasting it to all (with PERSIST the grid is whole clusters, so the CTAs of a
+  // cluster step through their tiles together); row tiles are padded to whole clusters (a padding
+  // tile reads zero rows of the fragment image, which is padded to 256 rows, and writes nothing).
   const int row_tiles = ((R + BM - 1) / BM + CLUSTER - 1) / CLUSTER * CLUSTER;
   const int ntiles = row_tiles * ((ntok + BN - 1) / BN);
   const int total_steps = Gp / KS;
