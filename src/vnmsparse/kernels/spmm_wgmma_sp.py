@@ -91,10 +91,12 @@ class WgTile:
         return -(-(-(-rows // self.bm)) // self.cluster) * self.cluster
 
     def grid(self, rows: int, ntok: int, splits: int, sms: int) -> tuple:
-        """Tiles are numbered row tile fastest; a persistent grid holds what runs at once."""
-        tiles = self.row_tiles(rows) * -(-ntok // self.bn)
-        fits = sms * self.ctas_per_sm // self.cluster * self.cluster  # whole clusters
-        return (min(tiles, fits) if self.persistent else tiles, 1, splits)
+        """(row tiles, token tiles, K splits); persistent: what runs at once (whole clusters),
+        each CTA looping over the tiles numbered row tile fastest."""
+        row_tiles, tok_tiles = self.row_tiles(rows), -(-ntok // self.bn)
+        if not self.persistent:
+            return (row_tiles, tok_tiles, splits)
+        return (min(row_tiles * tok_tiles, sms * self.ctas_per_sm // self.cluster * self.cluster), 1, 1)
 
 
 def _b(flag: bool) -> str:

@@ -181,15 +181,18 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   u64* empty = full + STAGES;
 
   const int tid = threadIdx.x;
-  // Tiles in row-tile-fastest order: CTA blockIdx.x runs tiles blockIdx.x, + gridDim.x, ... (one
-  // of them unless PERSIST: then the grid is what fits on the GPU at once). The ring's stage and
-  // phase run on across tiles (g: stages of earlier tiles).
+  // Without PERSIST a CTA runs the one tile (blockIdx.x, blockIdx.y). With it the grid is what
+  // fits on the GPU at once, and CTA blockIdx.x runs tiles blockIdx.x, + gridDim.x, ... numbered
+  // row tile fastest; the ring's stage and phase run on across tiles (g: stages of earlier tiles).
   // CLUSTER: the row tiles sharing a token tile run as one cluster, each loading 1/CLUSTER of the
   // X box and multicasting it to all (with PERSIST the grid is whole clusters, so the CTAs of a
   // cluster step through their tiles together); row tiles are padded to whole clusters (a padding
   // tile reads zero rows of the fragment image, which is padded to 256 rows, and writes nothing).
   const int row_tiles = ((R + BM - 1) / BM + CLUSTER - 1) / CLUSTER * CLUSTER;
-  const int ntiles = row_tiles * ((ntok + BN - 1) / BN);
+  const int ntiles = PERSIST ? row_tiles * ((ntok + BN - 1) / BN) : 1;
+  const int first = PERSIST ? blockIdx.x : 0, stride = PERSIST ? gridDim.x : 1;
+  auto row_of = [&](int tile) { return (PERSIST ? tile % row_tiles : static_cast<int>(blockIdx.x)) * BM; };
+  auto tok_of = [&](int tile) { return (PERSIST ? tile / row_tiles : static_cast<int>(blockIdx.y)) * BN; };
   const int total_steps = Gp / KS;
   const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
@@ -228,8 +231,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     const u32 b_lane = smem_addr(sB) + (c >> 3) * (wg::KROWS * 128) + warp * RPW * 128;
     const int myrow = lane & (RPW - 1);  // stage row 16w + myrow: group 4w + myrow / 4, slot myrow % 4
     int g = 0;
-    for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x, g += nsteps) {
-      const int row0 = (tile % row_tiles) * BM, tok0 = (tile / row_tiles) * BN;
+    for (int tile = first; tile < ntiles; tile += stride, g += nsteps) {
+      const int row0 = row_of(tile), tok0 = tok_of(tile);
       const bool ok_t = 8 * c < ntok_load - tok0;
       const T* xcol = xt + static_cast<size_t>(tok0) + 8 * c;
       const u32 col_bytes = static_cast<u32>(tok0 + 8 * c) * sizeof(T);
@@ -392,7 +395,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         e[b][0] = m2.x; e[b][1] = m2.y;
       }
     };
-    auto block_of = [&](int tile) { return static_cast<size_t>((tile % row_tiles) * BM / 64 + MB * cw); };
+    auto block_of = [&](int tile) { return static_cast<size_t>(row_of(tile) / 64 + MB * cw); };
     auto preload = [&](int tile) {
       if constexpr (AREG == 1) {
 #pragma unroll
@@ -400,13 +403,13 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           if (q < nsteps) load(ar[q], er[q], block_of(tile), kbeg + q);
       }
     };
-    preload(blockIdx.x);
+    preload(first);
 
     int g = 0;
     // g stays the constant 0 with one tile per CTA (a runtime g cost the decode tile ~11 instructions a
     // stage; the producer keeps it: constant there, some gathered variants spilled)
-    for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x, g += PERSIST ? nsteps : 0) {
-      const int row0 = (tile % row_tiles) * BM, tok0 = (tile / row_tiles) * BN;
+    for (int tile = first; tile < ntiles; tile += stride, g += PERSIST ? nsteps : 0) {
+      const int row0 = row_of(tile), tok0 = tok_of(tile);
 #pragma unroll
       for (int b = 0; b < MB; ++b)
 #pragma unroll
@@ -504,7 +507,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       asm volatile("" : "+r"(ea0), "+r"(ea1), "+r"(eb0), "+r"(eb1));
       }
       if (PERSIST) release_stage(g + nsteps - 1);  // the last stage: the producer may be waiting for it
-      if (PERSIST && tile + gridDim.x < ntiles) preload(tile + gridDim.x);  // in flight during the epilogue
+      if (PERSIST && tile + stride < ntiles) preload(tile + stride);  // in flight during the epilogue
 
       if (SPLIT) {
 #pragma unroll
