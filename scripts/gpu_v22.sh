@@ -4,15 +4,9 @@
 # GPU tests of every tile (v22's included) and of both transposes,
 # memcheck (its cases included), then the A/B against v21's tiles and v21 with a 6-set ring.
 # Usage: OUT=$OUT bash scripts/gpu_v22.sh   (<= 8 files in $OUT)
-set -uo pipefail
-export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 VNM_CACHE_DIR=${VNM_CACHE_DIR:-/tmp/vnmcache}
-OUT=${OUT:-/tmp/vnm_out}; mkdir -p "$OUT"
-SECONDS=0
-timeout 240 python -m pytest -q -m gpu -p no:cacheprovider -k "every_tile or repeatable or x_by_tma or feature_major" tests/test_spmm_wgmma_sp.py tests/test_spmm_mma_sp.py \
-  > "$OUT/gpu_tests.txt" 2>&1
-grep -E "^FAILED|^E  |passed|failed" "$OUT/gpu_tests.txt" | head -12; echo "tests took ${SECONDS}s"
-timeout 150 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 python scripts/sanitize_spmm.py \
-  > "$OUT/memcheck.txt" 2>&1; echo "memcheck: exit $? $(tail -1 "$OUT/memcheck.txt")"
+source "$(dirname "$0")/gpu_lib.sh"
+gpu_tests 240 -k "every_tile or repeatable or x_by_tma or feature_major" tests/test_spmm_wgmma_sp.py tests/test_spmm_mma_sp.py
+memcheck 150
 S24=4096x4096x8192:2:4,11008x4096x8192:2:4,4096x11008x8192:2:4
 timeout 150 python scripts/ab_wgmma.py TILE=wg128x256s6r1,wg128x256s5t1,wg256x128s6t2,wg128x256s6r1,wg128x256s5t1,wg256x128s6t2 \
   --shapes $S24 2>&1 | tee "$OUT/ab.txt" | tail -4

@@ -3,15 +3,10 @@
 # small, so each CTA loops over many tiles), memcheck (persistent cases on a 2-SM grid), then the
 # A/B persistent vs one tile per CTA on 2:4 and gathered shapes up to 2:128.
 # Usage: OUT=$OUT bash scripts/gpu_v24.sh   (<= 8 files in $OUT)
-set -uo pipefail
-export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 VNM_CACHE_DIR=${VNM_CACHE_DIR:-/tmp/vnmcache}
-OUT=${OUT:-/tmp/vnm_out}; mkdir -p "$OUT"
-SECONDS=0
-timeout 300 python -m pytest -q -m gpu -p no:cacheprovider -k "persistent or every_tile or x_by_tma or repeatable" \
-  tests/test_spmm_wgmma_sp.py > "$OUT/gpu_tests.txt" 2>&1
-grep -E "^FAILED|^E  |passed|failed" "$OUT/gpu_tests.txt" | head -12; echo "tests took ${SECONDS}s"
-timeout 150 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 python scripts/sanitize_spmm.py \
-  > "$OUT/memcheck.txt" 2>&1; echo "memcheck: exit $? $(tail -1 "$OUT/memcheck.txt")"
+source "$(dirname "$0")/gpu_lib.sh"
+gpu_tests 300 -k "persistent or every_tile or x_by_tma or repeatable" \
+  tests/test_spmm_wgmma_sp.py
+memcheck 150
 S24=4096x4096x8192:2:4,11008x4096x8192:2:4,4096x4096x2048:2:4
 SG=4096x4096x8192:128:2:8,11008x4096x4096:128:2:16,4096x4096x8192:128:2:32,4096x4096x8192:128:2:64,4096x4096x8192:128:2:128,1024x4096x8192:128:2:32,4096x1024x8192:128:2:16,4096x4096x2048:128:2:16
 timeout 200 python scripts/ab_wgmma.py TILE=wg128x256s6r1,wg128x256s6r1p,wg128x256s6r1,wg128x256s6r1p \
