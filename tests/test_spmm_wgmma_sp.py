@@ -608,3 +608,14 @@ def test_repeatable():
     for tile in [t for t in W.TILES if 128 % t.bm == 0]:  # bm divides V
         ys = [W.spmm_sm90a(x, *W.layout_of(vw), None, 1024, 4096, 128, 8, tile=tile) for _ in range(3)]
         assert torch.equal(ys[0], ys[1]) and torch.equal(ys[0], ys[2]), tile
+
+
+def test_autotune_candidates(monkeypatch):
+    """Autotune times the default, persistent and (X by TMA only) cluster tiles that fit V."""
+    seen = {}
+    monkeypatch.setattr(W.autotune, "tile_and_splits", lambda kernel, *a: seen.setdefault(kernel, a[6]) and (None, None))
+    values = torch.zeros(4, 8, 2, 128, 8)  # the fragment image's shape: 4 m64 blocks, 8 stages
+    for direct, cols in ((True, None), (False, torch.zeros(1))):
+        W._tuned(torch.zeros(8, 64), values, None, cols, None, 256, 2048, 64, 8, 8, 132, direct)
+    assert set(seen["wgmma_sp_tma"]) == set(W.TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES)
+    assert set(seen["wgmma_sp"]) == {t for t in W.TILES + W.PERSISTENT_TILES if t.bm == 64}  # V = 64
