@@ -164,6 +164,8 @@ def test_tile_choice():
                 if t <= 64:
                     assert tile.bn == 64
     assert W.choose_tile(8192, 4096, 128, 132).bn == 256
+    # one wave of 128 x 256 tiles over two of 128 x 128 (BERT FFN2, T = 4096), not over one of them
+    assert W.choose_tile(4096, 1024, 128, 132, m=4).bn == 256 and W.choose_tile(2048, 1024, 128, 132, m=4).bn == 128
     # persistent from PERSISTENT_MIN_M on, at prefill sizes only (decode keeps its K splits)
     assert W.choose_tile(8192, 4096, 128, 132, m=W.PERSISTENT_MIN_M) in W.PERSISTENT_TILES
     assert W.choose_tile(8192, 4096, 128, 132, m=W.PERSISTENT_MIN_M // 2) in W.TILES

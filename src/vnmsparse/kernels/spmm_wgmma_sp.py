@@ -153,17 +153,38 @@ def row_tile(v: int, m: int = 8) -> int | None:
 PERSISTENT_MIN_M = 64
 
 
+# Time of a 128 x 256 tile over a 128 x 128 one (twice its work), from the v24c grid (BERT FFN2,
+# 2:4): 38 us a wave of 128 x 256 tiles at T = 8192 against 27.3 us a wave of 128 x 128 at T = 4096.
+WIDE_TILE_COST = 1.4
+
+
 def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8) -> WgTile:
-    """The widest token tile (64/128/256) that still gives every SM a CTA; decode gets bn = 64."""
+    """Decode (T <= 64) gets bn = 64. Otherwise, with 128-row tiles, the token tile (128 or 256)
+    whose waves of CTAs cost least (WIDE_TILE_COST: so one wave of 128 x 256 tiles beats two of
+    128 x 128, v24c: BERT FFN2 at T = 4096 took 54.6 us with 256 tiles of 128 x 128, where 128
+    tiles of 128 x 256 take ~38); with 64-row tiles, the widest that gives every SM a CTA."""
     bm = row_tile(v, m)
     if bm is None:
         raise ValueError(f"the wgmma.sp kernel needs V % 64 == 0 (or M = 4), got V = {v}")
     row_tiles = -(-rows // bm)
+
+    def prefill(tile):
+        return dataclasses.replace(tile, persistent=True) if m >= PERSISTENT_MIN_M else tile
+
+    if ntok <= 64:
+        return TILE_TABLE[(bm, 64)]
+    if bm == 128:
+        def cost(bn):
+            tile = TILE_TABLE[(bm, bn)]
+            waves = -(-(row_tiles * -(-ntok // bn)) // (sms * tile.ctas_per_sm))
+            return waves * (WIDE_TILE_COST if bn == 256 else 1.0)
+
+        return prefill(TILE_TABLE[(bm, 256)] if ntok > 128 and cost(256) <= cost(128) else TILE_TABLE[(bm, 128)])
     for bn in (256, 128):
         tile = TILE_TABLE[(bm, bn)]
         if ntok > bn // 2 and row_tiles * -(-ntok // bn) >= sms * tile.ctas_per_sm:
-            return dataclasses.replace(tile, persistent=True) if m >= PERSISTENT_MIN_M else tile
-    return TILE_TABLE[(bm, 128)] if ntok > 64 else TILE_TABLE[(bm, 64)]
+            return prefill(tile)
+    return TILE_TABLE[(bm, 128)]
 
 
 def choose_splits(tile: WgTile, ntok: int, rows: int, steps: int, sms: int) -> int:
