@@ -621,3 +621,19 @@ def test_autotune_candidates(monkeypatch):
         W._tuned(torch.zeros(8, 64), values, None, cols, None, 256, 2048, 64, 8, 8, 132, direct)
     assert set(seen["wgmma_sp_tma"]) == set(W.TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES)
     assert set(seen["wgmma_sp"]) == {t for t in W.TILES + W.PERSISTENT_TILES if t.bm == 64}  # V = 64
+
+
+@pytest.mark.gpu
+@needs_sm90a
+def test_token_tiles_past_the_grid_limit(monkeypatch):
+    """More token tiles than a grid's y holds (65535; lowered here): the wgmma.sp launch switches to
+    the tile's persistent form (a 1-D grid), the mma.sp one runs in token chunks; a split or
+    cluster tile is refused with the reason."""
+    monkeypatch.setattr(spmm_mma_sp, "MAX_GRID_Y", 2)
+    gen = torch.Generator().manual_seed(41)
+    run_case(260, 1000, 1000, 128, 8, torch.bfloat16, True, gen)
+    run_case(300, 1000, 777, 128, 4, torch.float16, False, gen, tma_x=True)
+    check_case(lambda x, vw, b, out: spmm_mma_sp.spmm_sm80(x, *spmm_mma_sp.layout_of(vw), b, 200, 1003, 64, 8, out=out),
+               200, 1003, 1000, 64, 8, torch.bfloat16, True, gen, what="mma.sp token chunks")
+    with pytest.raises(ValueError, match="grid y"):
+        run_case(256, 4096, 1000, 64, 4, torch.bfloat16, False, gen, tile=W.TILE_TABLE[(128, 64)], splits=3)

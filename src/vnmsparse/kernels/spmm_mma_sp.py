@@ -235,6 +235,9 @@ def feature_major(x2: torch.Tensor):
     return xt, ldxt, ldxt
 
 
+# CUDA's limit on a grid's y (and z) dimension; launches whose token tiles exceed it run in chunks.
+MAX_GRID_Y = 65535
+
 # 16-byte transposes where the rows allow (v23, written after the device time ran out: the GPU
 # tests cover it through every gathered call; scripts/gpu_v22.sh timed it against the 2-4-byte one).
 TRANSPOSE16 = True
@@ -272,10 +275,16 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
             return y.view(*x.shape[:-1], r)
     if tile is None and splits is None and not bulk and autotune.enabled():
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok)
-    xt, ldx, ntok_load = feature_major(x2)
     tile = tile or choose_tile(ntok, v, bulk)
     if tile.bulk != bulk or (bulk and tile.bm != row_tile(v)):
         raise ValueError(f"tile {tile} does not fit the {'sm90' if bulk else 'sm80'} layout of v={v}")
+    if -(-ntok // tile.bn) > MAX_GRID_Y:  # the grid's y holds the token tiles: run in token chunks
+        chunk = MAX_GRID_Y * tile.bn
+        for t0 in range(0, ntok, chunk):
+            _spmm(x2[t0:t0 + chunk], values, meta, cols, bias, r, k, v, m, bulk=bulk, tile=tile, splits=splits,
+                  out=y[t0:t0 + chunk])
+        return y.view(*x.shape[:-1], r)
+    xt, ldx, ntok_load = feature_major(x2)
     gp = values.shape[1] * KS if bulk else values.shape[1]
     steps = gp // KS
     if splits is None:

@@ -401,6 +401,11 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
         splits = choose_splits(tile, ntok, r, steps, sms)
     if splits > 1 and not tile.splittable:
         raise ValueError(f"split-K needs a bn = 64 tile, got {tile}")
+    if tile.grid(r, ntok, splits, sms)[1] > spmm_mma_sp.MAX_GRID_Y:  # one tile per CTA over too many token tiles
+        if splits > 1 or tile.cluster > 1:
+            raise ValueError(f"tile {tile} with {splits} K splits cannot take {ntok} tokens (grid y > "
+                             f"{spmm_mma_sp.MAX_GRID_Y}); the persistent tiles can")
+        tile = dataclasses.replace(tile, persistent=True)  # a 1-D grid of CTAs looping over tiles
     per_split = -(-steps // splits)
     splits = -(-steps // per_split)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
