@@ -39,6 +39,11 @@
 // the barrier, then execute fence.proxy.async.shared::cta, so that their wgmma (async proxy)
 // reads see the writes they acquired. Consumers keep one wgmma group in flight and release a
 // stage (one arrival per warp on its empty barrier) after wgmma.wait_group 1 retired it.
+//
+// Launch forms: one tile per CTA (grid = row tiles x token tiles x K splits); PERSIST (v24, the
+// default from M = 64): a grid of what runs at once, each CTA looping over tiles with the ring
+// running on, the epilogue staged apart from it; CLUSTER (v25, opt-in, plain 2:4 by TMA): the row
+// tiles of a cluster share each X box by multicast and release stages on every CTA's barriers.
 #include "wgmma.cuh"
 
 namespace vnm {
