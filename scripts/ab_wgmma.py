@@ -4,6 +4,7 @@
   python scripts/ab_wgmma.py TMA_X_BY_DEFAULT=0,1 --define VNM_WG_SKIP_B=1 --shapes 4096x4096x8192:2:4
   python scripts/ab_wgmma.py TILE=wg128x256s5,wg128x256s6r1 --shapes 4096x4096x8192:2:4   (v20 vs v21 tiles)
   python scripts/ab_wgmma.py VNM_MMA_WS_LOOKAHEAD=2,4 --path mma_sp_ws
+  python scripts/ab_wgmma.py RASTER_ROWS=0,12 --define TILE=wg128x256s6r1p --shapes 11008x4096x8192:2:4
 
 Each value is compiled as its own module (spmm_wgmma_sp.DEFINES), checked against fp32, and timed
 as a CUDA graph of back-to-back calls over 3 rotating (x, weight) sets (median of 20 replays).
@@ -46,6 +47,12 @@ def run(sets, r, k, cfg, i):
     return K.spmm_sm80(x, *K.layout_of(vw), None, r, k, cfg.v, cfg.m, tile=tile)
 
 
+def set_switch(mod, name, value):
+    """A module attribute from its text: an int where the attribute is one, else a 0/1 flag."""
+    current = getattr(mod, name)
+    setattr(mod, name, int(value) if isinstance(current, int) and not isinstance(current, bool) else value == "1")
+
+
 def time_us(fn, n=12, reps=20):
     for i in range(3):
         fn(i)
@@ -84,12 +91,14 @@ def main():
     tiles = {str(t): t for t in W.ALL_TILES}
     fixed = dict(d.split("=") for d in args.define)
     TILE = tiles[fixed.pop("TILE")] if "TILE" in fixed else None
+    for name in [n for n in fixed if hasattr(mod, n)]:  # host-side switches held fixed
+        set_switch(mod, name, fixed.pop(name))
     for value in values.split(","):
         if macro == "TILE":
             TILE = tiles[value]
             mod.DEFINES = fixed
-        elif hasattr(mod, macro):  # a host-side switch of the module (e.g. TMA_X_BY_DEFAULT=0,1)
-            setattr(mod, macro, value == "1")
+        elif hasattr(mod, macro):  # a host-side switch of the module (TMA_X_BY_DEFAULT=0,1; RASTER_ROWS=0,12)
+            set_switch(mod, macro, value)
             mod.DEFINES = fixed
         else:
             mod.DEFINES = {**fixed, macro: value}

@@ -333,13 +333,16 @@ def test_every_tile(tile):
 
 @pytest.mark.gpu
 @needs_sm90a
+@pytest.mark.parametrize("raster", [0, 3])
 @pytest.mark.parametrize("tile", W.PERSISTENT_TILES, ids=str)
-def test_persistent_tile_loops(tile, monkeypatch):
+def test_persistent_tile_loops(tile, raster, monkeypatch):
     """Persistent tiles (v24) on a grid made small (as if the GPU had 3 SMs), so that each CTA runs
     many tiles: the ring's stage and phase carry across tiles whose step count is no multiple of
-    the stages, ragged last tiles in R and T, the epilogue in 64-token passes."""
+    the stages, ragged last tiles in R and T, the epilogue in 64-token passes; tiles numbered in
+    bands of 3 row tiles too (RASTER_ROWS, the last band ragged: every tile written once)."""
     gen = torch.Generator().manual_seed(tile.bm * 5 + tile.bn)
     monkeypatch.setattr(W, "_sms", lambda index: 3)
+    monkeypatch.setattr(W, "RASTER_ROWS", raster)
 
     def case(r, k, t, v, m, dtype, bias, **kw):
         check_case(lambda x, vw, b, out: W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, v, m, tile=tile, out=out, **kw),

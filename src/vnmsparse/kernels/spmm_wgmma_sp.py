@@ -23,7 +23,7 @@ SOURCE = "spmm_wgmma_sp.cu"
 LAYOUT = "wgmma_sp"  # the ops layout name (dispatch key); the tensors are layout_of's
 KS = spmm_mma_sp.KS  # groups per pipeline stage; must match wg::KS in the .cu
 _CTYPE = {torch.float16: "__half", torch.bfloat16: "__nv_bfloat16"}
-_PARAMS = ("ptr",) * 7 + ("i32",) * 9 + ("tmap", "tmap")
+_PARAMS = ("ptr",) * 7 + ("i32",) * 10 + ("tmap", "tmap")
 SMEM_PER_SM = 233472  # H100/H200: 228 KB per SM, of which 1 KB is reserved per resident CTA
 
 
@@ -327,6 +327,12 @@ def _sms(device_index: int) -> int:
     return torch.cuda.get_device_properties(device_index).multi_processor_count
 
 
+# Persistent launches number their tiles in bands of this many row tiles (0: one band of all rows,
+# row tile fastest), so that the CTAs running at once need a band of A and a few token tiles of X
+# in L2 rather than all of A (LLaMA gate/up: 11008 x 4096, ~50 MB of weights, 0.73-0.80 of
+# cuSPARSELt in grid v24c against 0.86-0.90 for 4096 x 4096). Written, not yet measured (NOTES v27).
+RASTER_ROWS = 0
+
 # Compile-time knobs of the .cu (macro -> value) for experiments, e.g. scripts/ab_wgmma.py:
 # {"VNM_WG_COLUMN_LOOKAHEAD": 1}. Empty: the source's defaults. Part of the JIT cache key.
 DEFINES: dict = {}
@@ -415,7 +421,7 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     amap = jit.NO_TENSOR_MAP if a_regs else jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64)
     _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct)).launch(
         grid, (tile.threads, 1, 1),
-        (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, xmap, amap),
+        (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS, xmap, amap),
         shared_mem=tile.smem_bytes, cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None,
     )
     if partial is not None:

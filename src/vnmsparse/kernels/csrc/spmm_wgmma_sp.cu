@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     spmm_wgmma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                   const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                   float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
-                  int v, int steps_per_split, const __grid_constant__ TensorMap xmap,
+                  int v, int steps_per_split, int raster, const __grid_constant__ TensorMap xmap,
                   const __grid_constant__ TensorMap amap) {
   static_assert(!(TMA_X && HAS_COLS), "TMA_X loads X whole: only for m = 4 (no column offsets)");
   static_assert(!(PERSIST && SPLIT), "split-K runs one tile per CTA");
@@ -196,8 +196,18 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   const int row_tiles = ((R + BM - 1) / BM + CLUSTER - 1) / CLUSTER * CLUSTER;
   const int ntiles = PERSIST ? row_tiles * ((ntok + BN - 1) / BN) : 1;
   const int first = PERSIST ? blockIdx.x : 0, stride = PERSIST ? gridDim.x : 1;
-  auto row_of = [&](int tile) { return (PERSIST ? tile % row_tiles : static_cast<int>(blockIdx.x)) * BM; };
-  auto tok_of = [&](int tile) { return (PERSIST ? tile / row_tiles : static_cast<int>(blockIdx.y)) * BN; };
+  // PERSIST with raster > 0 (no cluster): tiles numbered in bands of `raster` row tiles, row tile
+  // fastest inside a band, so that the CTAs running at once share a few row tiles of A and a few
+  // token tiles of X (an L2 working set of bands, not all of A); raster = 0: one band of all rows.
+  auto tile_rt = [&](int tile, bool row) {
+    if (!PERSIST) return static_cast<int>(row ? blockIdx.x : blockIdx.y);
+    const int band_rows = (CLUSTER == 1 && raster > 0) ? raster : row_tiles;
+    const int per_band = band_rows * ((ntok + BN - 1) / BN), band = tile / per_band, in = tile - band * per_band;
+    const int rows_here = min(band_rows, row_tiles - band * band_rows);
+    return row ? band * band_rows + in % rows_here : in / rows_here;
+  };
+  auto row_of = [&](int tile) { return tile_rt(tile, true) * BM; };
+  auto tok_of = [&](int tile) { return tile_rt(tile, false) * BN; };
   const int total_steps = Gp / KS;
   const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
