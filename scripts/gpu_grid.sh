@@ -4,5 +4,5 @@
 # Usage: [TAG=h200_v24c] [TESTS="every_tile or persistent"] OUT=$OUT bash scripts/gpu_grid.sh
 source "$(dirname "$0")/gpu_lib.sh"
 gpu_tests 250 ${TESTS:+-k "$TESTS"} tests/test_spmm_wgmma_sp.py tests/test_ops.py tests/test_nn.py
-memcheck 90
+sanitize 90
 quick_grid 230 "${TAG:-h200_grid}"

@@ -6,7 +6,7 @@
 # Usage: OUT=$OUT bash scripts/gpu_v22.sh   (<= 8 files in $OUT)
 source "$(dirname "$0")/gpu_lib.sh"
 gpu_tests 240 -k "every_tile or repeatable or x_by_tma or feature_major" tests/test_spmm_wgmma_sp.py tests/test_spmm_mma_sp.py
-memcheck 150
+sanitize 150
 S24=4096x4096x8192:2:4,11008x4096x8192:2:4,4096x11008x8192:2:4
 timeout 150 python scripts/ab_wgmma.py TILE=wg128x256s6r1,wg128x256s5t1,wg256x128s6t2,wg128x256s6r1,wg128x256s5t1,wg256x128s6t2 \
   --shapes $S24 2>&1 | tee "$OUT/ab.txt" | tail -4

@@ -6,7 +6,7 @@
 source "$(dirname "$0")/gpu_lib.sh"
 gpu_tests 300 -k "persistent or every_tile or x_by_tma or repeatable" \
   tests/test_spmm_wgmma_sp.py
-memcheck 150
+sanitize 150
 S24=4096x4096x8192:2:4,11008x4096x8192:2:4,4096x4096x2048:2:4
 SG=4096x4096x8192:128:2:8,11008x4096x4096:128:2:16,4096x4096x8192:128:2:32,4096x4096x8192:128:2:64,4096x4096x8192:128:2:128,1024x4096x8192:128:2:32,4096x1024x8192:128:2:16,4096x4096x2048:128:2:16
 timeout 200 python scripts/ab_wgmma.py TILE=wg128x256s6r1,wg128x256s6r1p,wg128x256s6r1,wg128x256s6r1p \

@@ -1,14 +1,11 @@
 #!/usr/bin/env bash
 # v26 (tile choice by waves) and v27 (persistent tiles numbered in bands of row tiles, RASTER_ROWS):
-# the tile tests, racecheck/synccheck on the persistent and cluster tiles (v24/v25 ran memcheck
-# only), the A/B of the bands on LLaMA gate/up 2:4 (weights ~ L2) and two others, then the grid.
-# Usage: [TAG=h200_v27] OUT=$OUT bash scripts/gpu_v27.sh   (<= 8 files in $OUT)
+# the tile tests, the A/B of the bands on LLaMA gate/up 2:4 (weights ~ L2) and others, then the
+# grid. [SANITIZE=1: racecheck and synccheck instead, on the persistent and cluster tiles too.]
+# Usage: [TAG=h200_v27] [SANITIZE=1] OUT=$OUT bash scripts/gpu_v27.sh   (<= 8 files in $OUT)
 source "$(dirname "$0")/gpu_lib.sh"
+if [ "${SANITIZE:-0}" = 1 ]; then sanitize 280 racecheck; sanitize 280 synccheck; exit; fi
 gpu_tests 200 -k "persistent or cluster or every_tile or grid_limit or tile_choice" tests/test_spmm_wgmma_sp.py
-for tool in racecheck synccheck; do
-  timeout 120 compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 9 python scripts/sanitize_spmm.py \
-    > "$OUT/$tool.txt" 2>&1; echo "$tool: exit $? $(tail -1 "$OUT/$tool.txt")"
-done
 S=11008x4096x8192:2:4,11008x4096x4096:2:4,4096x11008x8192:2:4,4096x4096x8192:2:4,11008x4096x8192:128:2:16
 timeout 150 python scripts/ab_wgmma.py TILE=wg128x256s6r1,wg128x256s6r1p,wg128x256s6r1,wg128x256s6r1p \
   --shapes $S 2>&1 | tee "$OUT/ab.txt" | tail -6
