@@ -445,13 +445,14 @@ def test_layout_for_every_token_count_is_the_shared_one(monkeypatch):
 @pytest.mark.gpu
 @needs_sm90a
 def test_op_routes_by_pattern_and_tokens(monkeypatch):
-    """vnmsparse.spmm on sm_90a: 2:4 takes the wgmma.sp layout at every T, V:2:8 the decode kernel's
-    up to 8 tokens, the as-2:4 layout from AS_2_4_MIN_TOKENS on (not with VNM_AS_2_4=0), V:2:16 the
-    gathered one; results stay right."""
+    """vnmsparse.spmm on sm_90a: 2:4 takes the decode kernel's layout up to 4 tokens (short K) and
+    the wgmma.sp one otherwise, V:2:8 the decode kernel's up to 8 tokens, the as-2:4 layout from
+    AS_2_4_MIN_TOKENS on (not with VNM_AS_2_4=0), V:2:16 the gathered one; results stay right."""
     import vnmsparse.kernels as kernels
 
     gen = torch.Generator().manual_seed(5)
-    for pattern, t, want in (("2:4", 1, W.LAYOUT), ("2:4", 300, W.LAYOUT), ("64:2:8", 1, spmm_mma_sp.LAYOUT_DECODE),
+    for pattern, t, want in (("2:4", 1, spmm_mma_sp.LAYOUT_DECODE), ("2:4", 4, spmm_mma_sp.LAYOUT_DECODE),
+                             ("2:4", 8, W.LAYOUT), ("2:4", 300, W.LAYOUT), ("64:2:8", 1, spmm_mma_sp.LAYOUT_DECODE),
                              ("64:2:8", 8, spmm_mma_sp.LAYOUT_DECODE), ("64:2:8", 16, spmm_mma_sp.LAYOUT),
                              ("64:2:8", 100, W.LAYOUT), ("64:2:8", 300, W.LAYOUT_AS_2_4),
                              ("64:2:16", 300, W.LAYOUT)):

@@ -75,6 +75,22 @@ def _as_2_4(x, vw, tokens: int) -> bool:
     return _tma_readable(x)
 
 
+# Plain 2:4 at 1-4 tokens runs the one-launch decode kernel where each CTA meets at most this many
+# K steps (grid v24c, kernel us, decode vs wgmma.sp at T = 1 / 4: BERT FFN2 4.8 / 5.2 vs 7.8 /
+# 7.7, LLaMA q/k/v/o 12.7 / 12.7 vs 13.8 / 13.9, gate/up 24.4 / 25.5 vs 27.4 / 27.6, all 8 steps
+# a CTA; but down, K = 11008, 22 steps a CTA: 36.5 vs 26.1; at T = 8 even or worse). Like every
+# decode route it keeps a second weight image (VNM_DECODE=0 turns it off).
+DECODE_2_4_MAX_TOKENS = 4
+DECODE_2_4_MAX_STEPS = 8
+
+
+def _decode_2_4(device, tokens: int, vw) -> bool:
+    if tokens > DECODE_2_4_MAX_TOKENS or not spmm_mma_sp.decode_preferred(device, tokens, *vw.shape, vw.cfg.v, 4):
+        return False
+    plan = spmm_mma_sp.decode_plan(device, tokens, vw.shape[0], spmm_mma_sp.layout_steps(vw.shape[1], 4), vw.cfg.v, 4)
+    return plan[3] <= DECODE_2_4_MAX_STEPS
+
+
 def _select(x, vw, bias):
     """(layout, operands) for x, or with x None the layout that serves every token count (what
     VNMLinear keeps for compiled graphs and autograd): the shared image, never a per-T one."""
@@ -90,6 +106,8 @@ def _select(x, vw, bias):
         tokens = x.numel() // max(1, x.shape[-1])
         if _as_2_4(x, vw, tokens):
             return spmm_wgmma_sp.LAYOUT_AS_2_4, spmm_wgmma_sp.layout_as_2_4(vw)
+        if vw.cfg.m == 4 and _decode_2_4(x.device, tokens, vw):
+            return spmm_mma_sp.LAYOUT_DECODE, spmm_mma_sp.layout_of(vw, True)
         # m = 4 with a TMA-readable X: the wgmma.sp kernel beats mma.sp at every T (v9 quick grid)
         if (vw.cfg.m == 4 and _tma_readable(x)) or tokens >= WGMMA_MIN_TOKENS:
             return spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.layout_of(vw)
@@ -165,6 +183,7 @@ def available_paths() -> list[tuple[str, bool, str]]:
         ok_bulk, why_bulk = spmm_mma_sp.supported(dev, bulk=True)
         rows.append((f"mma.sp kernel, bulk copies (sm_90) on {dev}", ok_bulk, why_bulk))
         ok_wg, why_wg = spmm_wgmma_sp.supported(dev)
-        rows.append((f"wgmma.sp kernel (sm_90a; the default there: 2:4 at every T, V:2:8 as 2:4 from T = "
+        rows.append((f"wgmma.sp kernel (sm_90a; the default there: 2:4 past {DECODE_2_4_MAX_TOKENS} tokens (and "
+                     f"at long K), V:2:8 as 2:4 from T = "
                      f"{AS_2_4_MIN_TOKENS}, otherwise T >= {WGMMA_MIN_TOKENS}) on {dev}", ok_wg, why_wg))
     return rows
