@@ -407,9 +407,13 @@ def test_gather_in_token_chunks(monkeypatch):
 
 
 def test_as_2_4_route_predicate(monkeypatch):
-    """64:2:8 runs as 2:4 from AS_2_4_MIN_TOKENS tokens on, for a TMA-readable X, unless VNM_AS_2_4=0."""
+    """64:2:8 runs as 2:4 from AS_2_4_MIN_TOKENS tokens on, for a TMA-readable X and at most
+    sms / 2 row tiles of 128, unless VNM_AS_2_4=0."""
+    import types
+
     import vnmsparse.kernels as kernels
 
+    monkeypatch.setattr(W, "_sms", lambda index: 132)
     gen = torch.Generator().manual_seed(3)
     vw8 = vs.pack(random_vnm(128, 512, vs.VNMConfig(64, 2, 8), torch.bfloat16, "cpu", gen), vs.VNMConfig(64, 2, 8))
     vw16 = vs.pack(random_vnm(128, 512, vs.VNMConfig(64, 2, 16), torch.bfloat16, "cpu", gen), vs.VNMConfig(64, 2, 16))
@@ -420,6 +424,10 @@ def test_as_2_4_route_predicate(monkeypatch):
     vw8_128 = vs.pack(random_vnm(128, 512, vs.VNMConfig(128, 2, 8), torch.bfloat16, "cpu", gen), vs.VNMConfig(128, 2, 8))
     assert not kernels._as_2_4(big, vw8_128, big.shape[0])  # V = 128: so is the gathered kernel (v21)
     assert not kernels._as_2_4(big.t().contiguous().t(), vw8, big.shape[0])  # not row-major: no TMA
+    tall = types.SimpleNamespace(cfg=vw8.cfg, shape=(66 * 128, 512))
+    assert kernels._as_2_4(big, tall, big.shape[0])
+    tall.shape = (66 * 128 + 1, 512)  # 67 row tiles: a wave spans < 2 token tiles (LLaMA gate/up)
+    assert not kernels._as_2_4(big, tall, big.shape[0])
     monkeypatch.setenv("VNM_AS_2_4", "0")
     assert not kernels._as_2_4(big, vw8, big.shape[0])
 

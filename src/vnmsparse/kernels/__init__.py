@@ -69,8 +69,15 @@ def _tma_readable(x) -> bool:
     return x.is_contiguous() and x.shape[-1] % 8 == 0
 
 
+# ... but not where a wave of CTAs spans fewer than 2 token tiles (more than sms / 2 row tiles of
+# 128): each of its 128-row tiles of the as-2:4 image (twice the compact bytes) is then read by
+# ~1 CTA at a time, from DRAM again for every token tile. LLaMA gate/up (11008 rows: 86 row tiles)
+# ran 5-12% faster gathered in grids v21, v24 and v24c (e.g. 753 vs 825 us at T = 8192), where
+# q/k/v/o and down (32 row tiles) run 0-14% faster as 2:4.
 def _as_2_4(x, vw, tokens: int) -> bool:
     if vw.cfg.m != 8 or vw.cfg.v % 128 == 0 or tokens < AS_2_4_MIN_TOKENS or os.environ.get("VNM_AS_2_4", "1").strip() == "0":
+        return False
+    if 2 * -(-vw.shape[0] // 128) > spmm_wgmma_sp._sms(x.device.index or 0):
         return False
     return _tma_readable(x)
 
