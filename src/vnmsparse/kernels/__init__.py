@@ -84,11 +84,11 @@ def _as_2_4(x, vw, tokens: int) -> bool:
 
 # Plain 2:4 at 1-4 tokens runs the one-launch decode kernel where each CTA meets at most this many
 # K steps (grid v24c, kernel us, decode vs wgmma.sp at T = 1 / 4: BERT FFN2 4.8 / 5.2 vs 7.8 /
-# 7.7, LLaMA q/k/v/o 12.7 / 12.7 vs 13.8 / 13.9, gate/up 24.4 / 25.5 vs 27.4 / 27.6, all 8 steps
-# a CTA; but down, K = 11008, 22 steps a CTA: 36.5 vs 26.1; at T = 8 even or worse). Like every
-# decode route it keeps a second weight image (VNM_DECODE=0 turns it off).
+# 7.7 and LLaMA q/k/v/o 12.7 / 12.7 vs 13.8 / 13.9 at 8 steps a CTA, gate/up 24.4 / 25.5 vs 27.4 /
+# 27.6 at 16; but down, K = 11008, 22 steps a CTA: 36.5 vs 26.1; at T = 8 even or worse). Like
+# every decode route it keeps a second weight image (VNM_DECODE=0 turns it off).
 DECODE_2_4_MAX_TOKENS = 4
-DECODE_2_4_MAX_STEPS = 8
+DECODE_2_4_MAX_STEPS = 16
 
 
 def _decode_2_4(device, tokens: int, vw) -> bool:
