@@ -134,8 +134,11 @@ STAGED_TILES = (
 PERSISTENT_TILES = tuple(dataclasses.replace(t, persistent=True) for t in TILES)
 # v25 (NOTES): plain 2:4 with X by TMA, two row tiles per cluster loading half the X box each and
 # multicasting it to both (X's L2 reads halved).
+# (Clusters of 4, as cuSPARSELt's fastest 2:4 algorithm on the H200 runs, need R within the
+# fragment image once padded to 4 row tiles: 512 rows; one CTA per tile, so the hardware places
+# them where 4 SMs of a GPC are free.)
 CLUSTER_TILES = (WgTile(128, 256, 6, 1, True, cluster=2), WgTile(128, 128, 10, 1, True, cluster=2),
-                 WgTile(128, 256, 6, 1, True, persistent=True, cluster=2))
+                 WgTile(128, 256, 6, 1, True, persistent=True, cluster=2), WgTile(128, 256, 6, 1, True, cluster=4))
 ALL_TILES = TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES  # every tile (tests, A/B runs)
 
 
@@ -446,7 +449,8 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     """(tile, splits) that autotune picks among the tiles fitting V: the default ones, persistent
     ones and, with X by TMA, the cluster ones (each won some shapes by a few percent on the H200)."""
     steps = values.shape[1] // KS
-    tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES if direct else ()) if cols is None or v % t.bm == 0]
+    tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES if direct else ())
+             if (cols is None or v % t.bm == 0) and t.row_tiles(r) * t.bm <= values.shape[0] * 64]
     return autotune.tile_and_splits(
         "wgmma_sp_tma" if direct else "wgmma_sp", x, r, k, ntok, v, m, tiles,
         lambda t: choose_splits(t, ntok, r, steps, sms),
