@@ -60,7 +60,10 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
             tma = cfg.m == 4 and W.x_direct(x, False)
             if (tile.mb == 2 or tile.cluster > 1) and (cfg.m != 4 or ((tile.staged or tile.cluster > 1) and not tma)):
                 continue
-            check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=tile, tma_x=tma), f"wgmma {tile}")
+            for W.EPI_TMA in (False, True) if tile.persistent else (False,):  # Y by TMA stores too (v29)
+                check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=tile, tma_x=tma),
+                      f"wgmma {tile} epi_tma={W.EPI_TMA}")
+            W.EPI_TMA = False
         W._sms = sms
 torch.cuda.synchronize()
 print(f"worst rel err {worst:.2e}", "OK" if worst < 1e-2 else "FAILED")

@@ -23,7 +23,7 @@ SOURCE = "spmm_wgmma_sp.cu"
 LAYOUT = "wgmma_sp"  # the ops layout name (dispatch key); the tensors are layout_of's
 KS = spmm_mma_sp.KS  # groups per pipeline stage; must match wg::KS in the .cu
 _CTYPE = {torch.float16: "__half", torch.bfloat16: "__nv_bfloat16"}
-_PARAMS = ("ptr",) * 7 + ("i32",) * 10 + ("tmap", "tmap")
+_PARAMS = ("ptr",) * 7 + ("i32",) * 10 + ("tmap", "tmap", "tmap")
 SMEM_PER_SM = 233472  # H100/H200: 228 KB per SM, of which 1 KB is reserved per resident CTA
 
 
@@ -63,7 +63,7 @@ class WgTile:
     def smem_bytes(self) -> int:  # mirrors wg::Plan::BYTES
         pipe = self.stages * self.stage_bytes + 2 * self.stages * 8
         epilogue = (64 if self.persistent else self.bn) * (self.bm + 8) * 2
-        return (pipe + epilogue if self.persistent else max(pipe, epilogue)) + 1024
+        return (-(-pipe // 1024) * 1024 + epilogue if self.persistent else max(pipe, epilogue)) + 1024
 
     def name(self, dtype: torch.dtype, has_cols: bool, split: bool, tma_x: bool = False) -> str:
         args = (_CTYPE[dtype], self.bm, self.bn, self.stages, _b(has_cols), _b(split), _b(tma_x))
@@ -344,8 +344,13 @@ DEFINES: dict = {}
 GATHER_BYTES_MAX = 2**32
 
 
-def _kernel(name: str):
-    return jit.get_kernel(SOURCE, name, params=_PARAMS, defines=DEFINES)
+def _kernel(name: str, epi_tma: bool = False):
+    return jit.get_kernel(SOURCE, name, params=_PARAMS, defines={**DEFINES, **({"VNM_WG_EPI_TMA": 1} if epi_tma else {})})
+
+
+# v29 (written; not yet measured): persistent launches write Y by TMA stores (where R % 8 == 0),
+# so that the stores leave while the consumers start the next tile. Off: A/B runs set it.
+EPI_TMA = False
 
 
 # Plain 2:4 reads X by TMA wherever x_direct allows (v9: passed the GPU tests and sanitizers; on
@@ -420,11 +425,14 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
     grid = tile.grid(r, ntok, splits, sms)
     xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn // tile.cluster)) if direct else jit.NO_TENSOR_MAP
+    epi_tma = EPI_TMA and tile.persistent and tile.mb == 1 and r % 8 == 0 and y.data_ptr() % 16 == 0
+    ymap = jit.tensor_map_2d(y, (64, 64)) if epi_tma else jit.NO_TENSOR_MAP  # [64 tokens][64 rows] boxes
     # A by TMA: a box of 2*KS values x bm rows per stage, whose 64B swizzle is the kernel's A image
     amap = jit.NO_TENSOR_MAP if a_regs else jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64)
-    _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct)).launch(
+    _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct), epi_tma).launch(
         grid, (tile.threads, 1, 1),
-        (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS, xmap, amap),
+        (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS,
+         xmap, amap, ymap),
         shared_mem=tile.smem_bytes, cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None,
     )
     if partial is not None:

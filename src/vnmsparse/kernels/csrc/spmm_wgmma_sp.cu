@@ -85,6 +85,13 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_AREG_PREFETCH 0
 #endif
 
+// Persistent launches write Y by TMA stores (ymap: R % 8 == 0, the host's to check) from
+// 128B-swizzled staging boxes [64 tokens][64 rows] (1), not by the consumers' 16-byte stores (0):
+// the stores leave asynchronously while the consumers start the next tile (v29, not yet measured).
+#ifndef VNM_WG_EPI_TMA
+#define VNM_WG_EPI_TMA 0
+#endif
+
 // Stages of look-ahead for the gather's column words (a compile-time knob: -D for experiments).
 #ifndef VNM_WG_COLUMN_LOOKAHEAD
 #define VNM_WG_COLUMN_LOOKAHEAD 3
@@ -115,9 +122,11 @@ struct Plan {
   static constexpr int C_PITCH = BM + 8;
   static constexpr int EPI_TOK = PERSIST ? 64 : BN;
   static constexpr int EPI = EPI_TOK * C_PITCH * 2;
-  static constexpr int OFF_EPI = PERSIST ? PIPE : 0;
+  // (PERSIST: 1024-byte aligned, as the 128B-swizzled boxes of the TMA-store epilogue need.)
+  static constexpr int OFF_EPI = PERSIST ? (PIPE + 1023) / 1024 * 1024 : 0;
   // Dynamic shared memory of a launch: + 1024 to align the base (swizzles need 1024-byte images).
-  static constexpr int BYTES = (PERSIST ? PIPE + EPI : PIPE > EPI ? PIPE : EPI) + 1024;
+  static constexpr int BYTES = (PERSIST ? OFF_EPI + EPI : PIPE > EPI ? PIPE : EPI) + 1024;
+  static_assert(!PERSIST || EPI >= (BM / 64) * 8192, "the TMA-store staging fits the padded one");
   // Two CTAs per SM where a consumer fits in 128 registers (one warpgroup, N <= 128).
   static constexpr int CTAS_PER_SM = (BM == 64 && BN <= 128) ? 2 : 1;
   static_assert(STAGES >= 2, "one stage in the math, one being filled");
@@ -153,7 +162,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
                   const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                   float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
                   int v, int steps_per_split, int raster, const __grid_constant__ TensorMap xmap,
-                  const __grid_constant__ TensorMap amap) {
+                  const __grid_constant__ TensorMap amap, const __grid_constant__ TensorMap ymap) {
   static_assert(!(TMA_X && HAS_COLS), "TMA_X loads X whole: only for m = 4 (no column offsets)");
   static_assert(!(PERSIST && SPLIT), "split-K runs one tile per CTA");
   static_assert(CLUSTER == 1 || (TMA_X && !SPLIT && BM <= 128 && (CLUSTER == 2 || CLUSTER == 4)),
@@ -522,7 +531,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       asm volatile("" : "+r"(ea0), "+r"(ea1), "+r"(eb0), "+r"(eb1));
       }
       if (PERSIST) release_stage(g + nsteps - 1);  // the last stage: the producer may be waiting for it
-      if (PERSIST && tile + stride < ntiles) preload(tile + stride);  // in flight during the epilogue
+      // The next tile's first A registers: in flight during the epilogue (with the TMA-store
+      // epilogue after it: its swizzled staging addresses and those sets spilled at 128 x 256).
+      if (PERSIST && !(VNM_WG_EPI_TMA && MB == 1) && tile + stride < ntiles) preload(tile + stride);
 
       if (SPLIT) {
 #pragma unroll
@@ -537,11 +548,30 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       }
 
       // Epilogue: bias + one rounding, staged EPI_TOK tokens at a time as [tokens][BM rows] so Y
-      // rows leave in 16-byte stores. Each pass's first barrier: the previous pass's (or tile's)
-      // reads of the staging are done and, where it overlaps the ring (one tile per CTA), every
-      // consumer's wgmma too.
+      // rows leave in 16-byte stores, or (tma_epi) as BM / 64 boxes of [64 tokens][64 rows] with
+      // the 128B swizzle (16-byte chunk c of token row t at chunk c ^ (t & 7)) that one thread
+      // stores by TMA. Each pass's first barrier: the previous pass's (or tile's) reads of the
+      // staging are done (with tma_epi, the issuer waited for its stores' reads before it) and,
+      // where it overlaps the ring (one tile per CTA), every consumer's wgmma too.
       T* sC = reinterpret_cast<T*>(smem + P::OFF_EPI);
       constexpr int ET = P::EPI_TOK;
+      constexpr bool tma_epi = PERSIST && VNM_WG_EPI_TMA && MB == 1;  // (MB = 2 spilled 256 bytes)
+      // With tma_epi the thread's swizzle terms are derived here from a fresh read of %tid.x: derived
+      // from the consumer's variables, ptxas hoisted them out of the tile loop and spilled them.
+      int e_tig = tig, e_mrow = mrow;
+      if constexpr (tma_epi) {
+        int tid_now;
+        asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(tid_now));
+        e_tig = tid_now & 3;
+        e_mrow = 64 * MB * ((tid_now - 128) >> 7) + 16 * ((tid_now >> 5) & 3) + ((tid_now >> 2) & 7);
+      }
+      auto staged = [&](int t, int r) -> int {  // element index of (token t of the pass, tile row r)
+        if constexpr (tma_epi) {
+          return (r >> 6) * 4096 + t * 64 + ((((r & 63) >> 3) ^ (t & 7)) << 3) + (r & 7);
+        } else {
+          return t * P::C_PITCH + r;
+        }
+      };
       float bv[MB][2];
 #pragma unroll
       for (int b = 0; b < MB; ++b)
@@ -554,6 +584,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       // accumulators of its tokens, picked by a predicate so that their indices stay constants.
 #pragma unroll 1
       for (int pass = 0; pass < BN / ET; ++pass) {
+        if (tma_epi && ct == 0) bulk_wait_group_read<0>();  // the previous stores have read the staging
         named_barrier_sync(1, NC);
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
@@ -564,9 +595,20 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
             for (int h = 0; h < 2; ++h)
 #pragma unroll
               for (int e = 0; e < 2; ++e) {
-                const int t = 8 * (j % (ET / 8)) + 2 * tig + e;
-                sC[t * P::C_PITCH + mrow + 64 * b + 8 * h] = Elem<T>::from_float(acc[b][4 * j + 2 * h + e] + bv[b][h]);
+                const int t = 8 * (j % (ET / 8)) + 2 * e_tig + e;
+                sC[staged(t, e_mrow + 64 * b + 8 * h)] = Elem<T>::from_float(acc[b][4 * j + 2 * h + e] + bv[b][h]);
               }
+        }
+        if (tma_epi) {
+          fence_proxy_async_smem();  // this thread's staging writes, before the TMA (async proxy) reads them
+          named_barrier_sync(1, NC);
+          if (ct == 0) {  // elements past R and ntok are not written
+#pragma unroll
+            for (int box = 0; box < BM / 64; ++box)
+              tma_store_2d(&ymap, smem_addr(sC) + box * 8192, row0 + box * 64, tok0 + pass * ET);
+            bulk_commit_group();
+          }
+          continue;
         }
         named_barrier_sync(1, NC);
         const int t0 = tok0 + pass * ET;
@@ -586,7 +628,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           }
         }
       }
+      if (PERSIST && VNM_WG_EPI_TMA && MB == 1 && tile + stride < ntiles) preload(tile + stride);
     }
+    if (PERSIST && VNM_WG_EPI_TMA && MB == 1 && ct == 0) bulk_wait_group<0>();  // the last stores done
   }
   if constexpr (CLUSTER > 1) cluster_sync();  // no CTA leaves while a peer may still signal its barriers
 #endif
