@@ -54,7 +54,7 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
         # the 256 x 128 tiles (two m64 blocks per consumer) and v22's staged fragment image
         extra = [t2 for t2 in W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES
                  if t2.bn >= 128 and (cfg.m == 4 or cfg.v % t2.bm == 0)
-                 and t2.row_tiles(r) * t2.bm <= -(-r // W.FRAG_ROWS) * W.FRAG_ROWS]  # in the fragment image
+                 and t2.fits_frag_image(r)]
         sms, W._sms = W._sms, (lambda index: 2)  # persistent tiles: a 2-SM grid, many tiles per CTA
         for tile in extra if splits is None and t > 64 else ():
             tma = cfg.m == 4 and W.x_direct(x, False)

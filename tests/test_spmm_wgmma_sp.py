@@ -389,7 +389,7 @@ def test_cluster_multicast(tile, monkeypatch):
                    r, k, t, 128, 4, dtype, bias, gen, what=f"tile={tile}")
 
     for r, k, t in ((389, 8 * 131, 300), (128, 72, 1000), (260, 4096, 1), (1000, 1000, 257)):
-        if tile.row_tiles(r) * tile.bm > -(-r // W.FRAG_ROWS) * W.FRAG_ROWS:  # 4-CTA clusters at R = 128
+        if not tile.fits_frag_image(r):  # 4-CTA clusters at R = 128
             with pytest.raises(ValueError, match="reads past the fragment image"):
                 case(r, k, t, torch.bfloat16, True)
             continue
@@ -650,7 +650,7 @@ def test_autotune_candidates(monkeypatch):
     values = torch.zeros(4, 8, 2, 128, 8)  # the fragment image's shape: 4 m64 blocks, 8 stages
     for direct, cols in ((True, None), (False, torch.zeros(1))):
         W._tuned(torch.zeros(8, 64), values, None, cols, None, 256, 2048, 64, 8, 8, 132, direct)
-    fits = {t for t in W.TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES if t.row_tiles(256) * t.bm <= 256}
+    fits = {t for t in W.TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES if t.fits_frag_image(256)}
     assert set(seen["wgmma_sp_tma"]) == fits and W.CLUSTER_TILES[0] in fits  # not the 4-CTA clusters at R = 256
     assert set(seen["wgmma_sp"]) == {t for t in W.TILES + W.PERSISTENT_TILES if t.bm == 64}  # V = 64
 

@@ -90,6 +90,10 @@ class WgTile:
         """Row tiles of a launch, padded to whole clusters (the kernel's row_tiles)."""
         return -(-(-(-rows // self.bm)) // self.cluster) * self.cluster
 
+    def fits_frag_image(self, rows: int) -> bool:
+        """Whether the rows this tile's consumers read (whole padded row tiles) lie in the fragment image."""
+        return self.row_tiles(rows) * self.bm <= frag_rows(rows)
+
     def grid(self, rows: int, ntok: int, splits: int, sms: int) -> tuple:
         """(row tiles, token tiles, K splits); persistent: what runs at once (whole clusters),
         each CTA looping over the tiles numbered row tile fastest."""
@@ -119,9 +123,9 @@ SMEM_A_TILES = (
     WgTile(64, 64, 8), WgTile(64, 128, 5), WgTile(64, 256, 3),
 )
 SMEM_A_TABLE = {(t.bm, t.bn): t for t in SMEM_A_TILES}
-# v22 (written, compiled; not yet run): the fragment image staged through the ring by bulk copy,
-# read into registers by 16-byte shared loads a stage ahead (NOTES "v22"). For A/B runs; the
-# 256 x 128 one with X by TMA only (its X^T variant spills).
+# v22: the fragment image staged through the ring by bulk copy, read into registers by 16-byte
+# shared loads a stage ahead (NOTES "v22": within the noise on 2:4, 4% slower gathered). For A/B
+# runs; the 256 x 128 one with X by TMA only (its X^T variant spills).
 STAGED_TILES = (
     WgTile(128, 64, 10, 1, True, True), WgTile(128, 128, 8, 1, True, True), WgTile(128, 256, 5, 1, True, True),
     WgTile(256, 128, 6, 2, True, True),
@@ -206,6 +210,11 @@ def choose_splits(tile: WgTile, ntok: int, rows: int, steps: int, sms: int) -> i
 FRAG_ROWS = 256  # the fragment image's rows are padded to the largest CTA row tile
 
 
+def frag_rows(r: int) -> int:
+    """Rows of the fragment image of an R-row weight (R padded to whole FRAG_ROWS)."""
+    return -(-r // FRAG_ROWS) * FRAG_ROWS
+
+
 def _frag_index(device):
     """Per thread t of a consumer warpgroup (w = t // 32, gid = t % 32 // 4, tig = t % 4): the row
     and group of each A register i (row 16w + gid + 8(i & 1), group tig + 4(i >> 1) of the k32
@@ -223,7 +232,7 @@ def build_frag_layout(values: torch.Tensor, meta: torch.Tensor) -> tuple:
     a_fragments / metadata_words_from_bytes, for all blocks at once). Rows past R: zero values,
     valid codes. RB64 is padded to whole FRAG_ROWS tiles."""
     r, gp = values.shape[0], values.shape[1]
-    rows = -(-r // FRAG_ROWS) * FRAG_ROWS
+    rows = frag_rows(r)
     steps = gp // KS
     words = torch.zeros(rows, gp, dtype=torch.int32, device=values.device)
     words[:r] = values.contiguous().view(torch.int32).view(r, gp)
@@ -241,8 +250,6 @@ def build_frag_layout(values: torch.Tensor, meta: torch.Tensor) -> tuple:
     mfrag = word.contiguous().view(torch.int32)[..., 0]                        # [RB, 128, k32]
     mfrag = mfrag.view(rows // 64, 128, steps, 2).permute(0, 2, 1, 3).contiguous()
     return afrag, mfrag
-
-
 
 
 def sm80_from_frag_layout(afrag: torch.Tensor, mfrag: torch.Tensor, r: int) -> tuple:
@@ -458,7 +465,7 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     ones and, with X by TMA, the cluster ones (each won some shapes by a few percent on the H200)."""
     steps = values.shape[1] // KS
     tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES if direct else ())
-             if (cols is None or v % t.bm == 0) and t.row_tiles(r) * t.bm <= values.shape[0] * 64]
+             if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)]
     return autotune.tile_and_splits(
         "wgmma_sp_tma" if direct else "wgmma_sp", x, r, k, ntok, v, m, tiles,
         lambda t: choose_splits(t, ntok, r, steps, sms),

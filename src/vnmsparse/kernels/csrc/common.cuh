@@ -79,6 +79,28 @@ __device__ __forceinline__ void for_unrolled(int n, Body&& body) {
   }
 }
 
+// An epilogue's staged output tile [TOKENS][PITCH] (token-major, rows row0 .. row0 + BM - 1,
+// tokens tok0 ..) to Y[t, r]: 16-byte stores where R % 8 == 0, else element by element; the
+// threads tid, tid + NT, ... share the work.
+template <typename T, int BM, int TOKENS, int PITCH, int NT>
+__device__ __forceinline__ void store_staged(const T* sC, T* y, int row0, int tok0, int R, int ntok, int tid) {
+  if ((R & 7) == 0) {
+#pragma unroll
+    for (int i = tid; i < TOKENS * (BM / 8); i += NT) {
+      const int t = i / (BM / 8), c = i % (BM / 8);
+      const int gt = tok0 + t, gr = row0 + c * 8;
+      if (gt < ntok && gr < R)
+        *reinterpret_cast<uint4*>(y + static_cast<size_t>(gt) * R + gr) = *reinterpret_cast<const uint4*>(sC + t * PITCH + c * 8);
+    }
+  } else {
+    for (int i = tid; i < TOKENS * BM; i += NT) {
+      const int t = i / BM, r = i % BM;
+      const int gt = tok0 + t, gr = row0 + r;
+      if (gt < ntok && gr < R) y[static_cast<size_t>(gt) * R + gr] = sC[t * PITCH + r];
+    }
+  }
+}
+
 // ---- sm_80: mbarriers (init, arrive, cp.async arrival, phase wait) and named barriers ----------
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 __device__ __forceinline__ void mbar_init(u64* bar, u32 count) {

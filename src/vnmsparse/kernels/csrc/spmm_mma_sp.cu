@@ -142,22 +142,7 @@ __device__ __forceinline__ void epilogue(const float (&acc)[WM / 16][WN / 8][4],
     }
   }
   sync();
-  if ((R & 7) == 0) {
-#pragma unroll
-    for (int i = tid; i < BN * (BM / 8); i += NT) {
-      const int t = i / (BM / 8), c = i % (BM / 8);
-      const int gt = tok0 + t, gr = row0 + c * 8;
-      if (gt < ntok && gr < R)
-        *reinterpret_cast<uint4*>(y + static_cast<size_t>(gt) * R + gr) =
-            *reinterpret_cast<const uint4*>(sC + t * C_PITCH + c * 8);
-    }
-  } else {
-    for (int i = tid; i < BN * BM; i += NT) {
-      const int t = i / BM, r = i % BM;
-      const int gt = tok0 + t, gr = row0 + r;
-      if (gt < ntok && gr < R) y[static_cast<size_t>(gt) * R + gr] = sC[t * C_PITCH + r];
-    }
-  }
+  store_staged<T, BM, BN, C_PITCH, NT>(sC, y, row0, tok0, R, ntok, tid);
 }
 
 struct BlockSync {

@@ -201,7 +201,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   // CLUSTER: the row tiles sharing a token tile run as one cluster, each loading 1/CLUSTER of the
   // X box and multicasting it to all (with PERSIST the grid is whole clusters, so the CTAs of a
   // cluster step through their tiles together); row tiles are padded to whole clusters (a padding
-  // tile reads zero rows of the fragment image, which is padded to 256 rows, and writes nothing).
+  // tile reads zero rows of the fragment image, which the host checks it lies in, and writes nothing).
   const int row_tiles = ((R + BM - 1) / BM + CLUSTER - 1) / CLUSTER * CLUSTER;
   const int ntiles = PERSIST ? row_tiles * ((ntok + BN - 1) / BN) : 1;
   const int first = PERSIST ? blockIdx.x : 0, stride = PERSIST ? gridDim.x : 1;
@@ -282,14 +282,14 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
           mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + P::A + (AREG == 2 ? P::M : 0));
           if (TMA_X && !VNM_WG_SKIP_B) {
-          if constexpr (CLUSTER > 1) {  // this CTA's 1/CLUSTER of the tokens, into every CTA's stage s
-            const int part = static_cast<int>(cluster_rank()) * (BN / CLUSTER);
-            tma_load_2d_multicast(smem_addr(sB) + s * P::B + part * 128, &xmap, step * wg::KROWS, tok0 + part, &full[s],
-                                  static_cast<u16>((1u << CLUSTER) - 1));
-          } else {
-            tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
+            if constexpr (CLUSTER > 1) {  // this CTA's 1/CLUSTER of the tokens, into every CTA's stage s
+              const int part = static_cast<int>(cluster_rank()) * (BN / CLUSTER);
+              tma_load_2d_multicast(smem_addr(sB) + s * P::B + part * 128, &xmap, step * wg::KROWS, tok0 + part,
+                                    &full[s], static_cast<u16>((1u << CLUSTER) - 1));
+            } else {
+              tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
+            }
           }
-        }
           if (!AREG) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
           if (AREG == 2) {  // the fragment image's blocks of this stage: 4 KB of A, 1 KB of metadata each
 #pragma unroll
@@ -611,22 +611,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           continue;
         }
         named_barrier_sync(1, NC);
-        const int t0 = tok0 + pass * ET;
-        if ((R & 7) == 0) {
-          for (int i = ct; i < ET * (BM / 8); i += NC) {
-            const int t = i / (BM / 8), c = i % (BM / 8);
-            const int gt = t0 + t, gr = row0 + c * 8;
-            if (gt < ntok && gr < R)
-              *reinterpret_cast<uint4*>(y + static_cast<size_t>(gt) * R + gr) =
-                  *reinterpret_cast<const uint4*>(sC + t * P::C_PITCH + c * 8);
-          }
-        } else {
-          for (int i = ct; i < ET * BM; i += NC) {
-            const int t = i / BM, r = i % BM;
-            const int gt = t0 + t, gr = row0 + r;
-            if (gt < ntok && gr < R) y[static_cast<size_t>(gt) * R + gr] = sC[t * P::C_PITCH + r];
-          }
-        }
+        store_staged<T, BM, ET, P::C_PITCH, NC>(sC, y, row0, tok0 + pass * ET, R, ntok, ct);
       }
       if (PERSIST && VNM_WG_EPI_TMA && MB == 1 && tile + stride < ntiles) preload(tile + stride);
     }
