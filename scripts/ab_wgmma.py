@@ -5,6 +5,7 @@
   python scripts/ab_wgmma.py TILE=wg128x256s5,wg128x256s6r1 --shapes 4096x4096x8192:2:4   (v20 vs v21 tiles)
   python scripts/ab_wgmma.py VNM_MMA_WS_LOOKAHEAD=2,4 --path mma_sp_ws
   python scripts/ab_wgmma.py RASTER_ROWS=0,12 --define TILE=wg128x256s6r1p --shapes 11008x4096x8192:2:4
+  python scripts/ab_wgmma.py PATH=auto,wgmma_sp,auto,wgmma_sp   (vnmsparse.spmm against the kernel it picks)
 
 Each value is compiled as its own module (spmm_wgmma_sp.DEFINES), checked against fp32, and timed
 as a CUDA graph of back-to-back calls over 3 rotating (x, weight) sets (median of 20 replays).
@@ -40,6 +41,8 @@ TILE = None  # knob TILE=name,name (e.g. wg128x256s5,wg256x128s10r2): tiles of W
 
 def run(sets, r, k, cfg, i):
     x, _, vw = sets[i % len(sets)]
+    if PATH == "auto":
+        return vs.spmm(x, vw)
     if PATH == "wgmma_sp":
         layout = K.layout_of(vw) if TILE is not None and not TILE.a_regs else W.layout_of(vw)
         return W.spmm_sm90a(x, *layout, None, r, k, cfg.v, cfg.m, tile=TILE)
@@ -78,7 +81,7 @@ def main():
     ap.add_argument("knob", help="MACRO=v1,v2,...")
     ap.add_argument("--shapes", default=DEFAULT_SHAPES, help="RxKxT:V:2:M, comma-separated")
     ap.add_argument("--define", action="append", default=[], help="MACRO=v held fixed in every run")
-    ap.add_argument("--path", default="wgmma_sp", choices=("wgmma_sp", "mma_sp", "mma_sp_ws"))
+    ap.add_argument("--path", default="wgmma_sp", choices=("wgmma_sp", "mma_sp", "mma_sp_ws", "auto"))
     args = ap.parse_args()
     global PATH, TILE
     PATH = args.path
@@ -94,7 +97,9 @@ def main():
     for name in [n for n in fixed if hasattr(mod, n)]:  # host-side switches held fixed
         set_switch(mod, name, fixed.pop(name))
     for value in values.split(","):
-        if macro == "TILE":
+        if macro == "PATH":
+            PATH = value
+        elif macro == "TILE":
             TILE = tiles[value]
             mod.DEFINES = fixed
         elif hasattr(mod, macro):  # a host-side switch of the module (TMA_X_BY_DEFAULT=0,1; RASTER_ROWS=0,12)

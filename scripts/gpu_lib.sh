@@ -11,10 +11,10 @@ gpu_tests() {  # gpu_tests LIMIT_S PYTEST_ARGS...: GPU-marked tests into gpu_tes
   grep -E "^FAILED|^E  |passed|failed" "$OUT/gpu_tests.txt" | head -12; echo "tests took ${SECONDS}s"
 }
 
-sanitize() {  # sanitize LIMIT_S [TOOL]: compute-sanitizer (memcheck by default) of scripts/sanitize_spmm.py
+sanitize() {  # [SANITIZE_ARGS=...] sanitize LIMIT_S [TOOL]: compute-sanitizer (memcheck by default) of scripts/sanitize_spmm.py
   local tool=${2:-memcheck}
   timeout "$1" compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 9 python scripts/sanitize_spmm.py \
-    > "$OUT/$tool.txt" 2>&1
+    ${SANITIZE_ARGS:-} > "$OUT/$tool.txt" 2>&1
   echo "$tool: exit $? $(tail -1 "$OUT/$tool.txt")"
 }
 

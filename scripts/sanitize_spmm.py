@@ -1,7 +1,11 @@
 """A few representative SpMM launches for compute-sanitizer (memcheck / racecheck / synccheck).
 
-Run: compute-sanitizer --tool memcheck python scripts/sanitize_spmm.py
+Run: compute-sanitizer --tool memcheck python scripts/sanitize_spmm.py [--tiles p,c2,c4]
+(--tiles: only the wgmma.sp tiles whose names end with one of these suffixes, so that racecheck's
+100 displayed hazards are theirs.)
 """
+import argparse
+
 import torch
 
 import vnmsparse as vs
@@ -21,6 +25,9 @@ CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (1000, 2048, 64, "64:2:16", torch.float16, False, None),  # decode: 64-token tile, clustered splits
 ]
 
+ap = argparse.ArgumentParser()
+ap.add_argument("--tiles", default="", help="comma-separated tile-name suffixes: run only those tiles")
+ONLY = tuple(filter(None, ap.parse_args().tiles.split(",")))
 gen = torch.Generator().manual_seed(0)
 worst = 0.0
 
@@ -39,22 +46,22 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     x = torch.randn(t, k, generator=gen).to(dtype).cuda()
     b = torch.randn(r, generator=gen).to(dtype).cuda() if bias else None
     ref = x.float() @ w.float().t() + (b.float() if bias else 0)
-    for bulk in (False, True) if K.supported(torch.device("cuda"), bulk=True)[0] else (False,):
+    for bulk in (False, True) if K.supported(torch.device("cuda"), bulk=True)[0] and not ONLY else ():
         launch = K.spmm_sm90 if bulk else K.spmm_sm80
         check(launch(x, *K.layout_of(vw, bulk), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} bulk={bulk}")
     ws = K.ws_tile(cfg.v, cfg.m)
-    if t > 64 and ws is not None and ws.smem_bytes <= torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
+    if t > 64 and ws is not None and not ONLY and ws.smem_bytes <= torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
         check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=ws), "warp-specialised mma.sp")
-    if t <= K.DECODE_MAX_TOKENS and torch.cuda.get_device_capability()[0] >= 9:  # the one-launch decode kernel
+    if t <= K.DECODE_MAX_TOKENS and not ONLY and torch.cuda.get_device_capability()[0] >= 9:  # the one-launch decode kernel
         check(K.spmm_sm90_decode(x, *K.layout_of(vw, True), b, r, k, cfg.v, cfg.m), "decode kernel")
     if W.supported(torch.device("cuda"))[0] and W.row_tile(cfg.v, cfg.m):
-        for tma in (False, True) if W.x_direct(x, cfg.m > 4) else (False,):
+        for tma in () if ONLY else (False, True) if W.x_direct(x, cfg.m > 4) else (False,):
             check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits, tma_x=tma),
                   f"splits={splits} wgmma tma_x={tma}")
         # the 256 x 128 tiles (two m64 blocks per consumer) and v22's staged fragment image
         extra = [t2 for t2 in W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES
                  if t2.bn >= 128 and (cfg.m == 4 or cfg.v % t2.bm == 0)
-                 and t2.fits_frag_image(r)]
+                 and t2.fits_frag_image(r) and str(t2).endswith(ONLY or str(t2))]
         sms, W._sms = W._sms, (lambda index: 2)  # persistent tiles: a 2-SM grid, many tiles per CTA
         for tile in extra if splits is None and t > 64 else ():
             tma = cfg.m == 4 and W.x_direct(x, False)

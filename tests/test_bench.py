@@ -365,3 +365,19 @@ def test_sm_clock_monitor_windows():
         raise FileNotFoundError("nvidia-smi")
 
     assert math.isnan(bench.SmClockMonitor("0", popen=missing).median(0.0, 1e9))
+
+
+def test_measure_group_times_paths_in_turns_and_keeps_errors_apart():
+    seen = []
+    clock = bench.Clock(torch.device("cpu"))
+
+    def broken(i):
+        raise RuntimeError("no kernel image")
+
+    out = clock.measure_group([(lambda i: seen.append(("a", i)), 2), (broken, 2), (lambda i: seen.append(("b", i)), 3)],
+                              reps=6, max_s=10.0)
+    assert isinstance(out[1], RuntimeError) and "no kernel image" in str(out[1])
+    assert out[0].reps == out[2].reps == 6 and out[0].n_sets == 2 and out[2].n_sets == 3
+    timed = seen[seen.index(("b", 2)) + 1:][:12]  # after b's warm-up: the repetitions, a and b in turns
+    assert [p for p, _ in timed] == ["a", "b"] * 6
+    assert [i for p, i in timed if p == "b"] == [0, 1, 2, 0, 1, 2]

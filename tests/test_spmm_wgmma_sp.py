@@ -181,6 +181,7 @@ def test_tile_choice():
     assert W.choose_tile(4096, 1024, 128, 132, m=4).bn == 256 and W.choose_tile(2048, 1024, 128, 132, m=4).bn == 128
     # persistent from PERSISTENT_MIN_M on, at prefill sizes only (decode keeps its K splits)
     assert W.choose_tile(8192, 4096, 128, 132, m=W.PERSISTENT_MIN_M) in W.PERSISTENT_TILES
+    assert W.choose_tile(4096, 11008, 128, 132, m=128).bn == 256  # persistent: no wave cost
     assert W.choose_tile(8192, 4096, 128, 132, m=W.PERSISTENT_MIN_M // 2) in W.TILES
     assert W.choose_tile(16, 4096, 128, 132, m=128).splittable
     for v in (16, 32, 64):  # m = 4 keeps every column: the row tile ignores V

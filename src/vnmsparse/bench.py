@@ -49,7 +49,9 @@ METHOD = """\
   make cuBLAS slightly faster: speedups err low); cuSPARSELt on a random 2:4 weight, per (shape, T).
 * kernel time: a CUDA graph of N back-to-back calls, replayed ``--reps`` times (default 30; fewer,
   at least 5, when one path would take over ``--max-path-seconds``: see the ``reps`` column) with
-  CUDA events around each replay; t = median(replay) / N, spread = p10..p90. The N calls rotate over
+  CUDA events around each replay; t = median(replay) / N, spread = p10..p90. The paths of a config
+  (dense, cuSPARSELt's alg 0 and best, each vnmsparse path) take turns replay by replay, so that
+  all see the same clock and temperature (the path timed right after cuBLAS ran 3-7% slower). The N calls rotate over
   ``n_sets`` copies of (x, weight) whose total exceeds 2x the L2 size, so each call reads its
   weight and activations from HBM as in inference. (Rotation, not a flush: a flush kernel between
   calls would sit inside the timed graph.) At most ``--max-sets`` copies; the ``rot_MB`` column
@@ -337,6 +339,19 @@ class Timing:
     sm_mhz: float = math.nan  # median SM clock during the timed repetitions (SmClockMonitor)
 
 
+@dataclasses.dataclass
+class Prepared:
+    """A path ready to time: run(j) makes one repetition of `calls` calls (a graph replay on a GPU)."""
+    run: Callable
+    call: Callable
+    calls: int
+    n_sets: int
+    reps: int
+    first_s: float
+    est_s: float
+    method: str
+
+
 def _percentile(xs: list, q: float) -> float:
     xs = sorted(xs)
     pos = (len(xs) - 1) * q
@@ -423,15 +438,58 @@ class Clock:
         self.sync()
         return (time.perf_counter() - t0) / calls
 
-    def measure(self, call, n_sets: int, reps: int, max_s: float) -> Timing:
+    def prepare(self, call, n_sets: int, reps: int, max_s: float) -> Prepared:
         first, est = self._first_and_warm(call, n_sets)
         reps = max(MIN_REPS, min(reps, int(max_s / max(est, 1e-9))))
-        per_call = []
-        for j in range(reps):
-            t0 = time.perf_counter()
-            call(j % n_sets)
-            per_call.append(time.perf_counter() - t0)
-        return _timing(per_call, self._wall(call, n_sets, est), self.method, n_sets, 1, reps, first)
+        return Prepared(lambda j: call(j % n_sets), call, 1, n_sets, reps, first, est, self.method)
+
+    def time_group(self, preps: list) -> tuple[list, float]:
+        """Per-call seconds of every repetition of each prepared path, the paths taking turns
+        repetition by repetition (so each sees the same clock and temperature), and the median SM
+        clock meanwhile."""
+        per = [[] for _ in preps]
+        for j in range(max((p.reps for p in preps), default=0)):
+            for p, out in zip(preps, per):
+                if j < p.reps:
+                    t0 = time.perf_counter()
+                    p.run(j)
+                    out.append((time.perf_counter() - t0) / p.calls)
+        return per, math.nan
+
+    def measure_group(self, items: list, reps: int, max_s: float) -> list:
+        """Timing (or the exception it raised) of each (call, n_sets) in `items`, timed in turns."""
+        out = []
+        for call, n_sets in items:
+            try:
+                out.append(self.prepare(call, n_sets, reps, max_s))
+            except Exception as e:  # noqa: BLE001 - the path's row reports it
+                out.append(e)
+        ready = [i for i, p in enumerate(out) if isinstance(p, Prepared)]
+        try:
+            per, mhz = self.time_group([out[i] for i in ready])
+        except Exception:  # noqa: BLE001 - a path failed mid-run: time each alone, so only it is lost
+            per, mhz = [], math.nan
+            for i in ready:
+                try:
+                    per.append(self.time_group([out[i]])[0][0])
+                except Exception as e:  # noqa: BLE001
+                    per.append(e)
+        for i, times in zip(ready, per):
+            p = out[i]
+            try:
+                if isinstance(times, Exception):
+                    raise times
+                out[i] = _timing(times, self._wall(p.call, p.n_sets, p.est_s), p.method, p.n_sets, p.calls, p.reps,
+                                 p.first_s, mhz)
+            except Exception as e:  # noqa: BLE001
+                out[i] = e
+        return out
+
+    def measure(self, call, n_sets: int, reps: int, max_s: float) -> Timing:
+        timing = self.measure_group([(call, n_sets)], reps, max_s)[0]
+        if isinstance(timing, Exception):
+            raise timing
+        return timing
 
 
 class CudaClock(Clock):
@@ -447,7 +505,7 @@ class CudaClock(Clock):
     def sync(self):
         torch.cuda.synchronize(self.device)
 
-    def measure(self, call, n_sets: int, reps: int, max_s: float) -> Timing:
+    def prepare(self, call, n_sets: int, reps: int, max_s: float) -> Prepared:
         stream = torch.cuda.current_stream(self.device)
         self.side.wait_stream(stream)
         with torch.cuda.stream(self.side):  # warm up off the default stream, as graph capture expects
@@ -460,31 +518,37 @@ class CudaClock(Clock):
             with torch.cuda.graph(graph):
                 for j in range(n):
                     call(j % n_sets)
-            run = graph.replay
+            run = lambda j: graph.replay()
         except Exception as e:  # not capturable (host sync, foreign stream...): time it eagerly
             graph = None
             self.sync()
             method = f"events ({type(e).__name__}: {e}".splitlines()[0][:120] + ")"
 
-            def run():
+            def run(_):
                 for j in range(n):
                     call(j % n_sets)
-        run()  # the first replay also uploads the graph
+        run(0)  # the first replay also uploads the graph
         self.sync()
         t0 = time.perf_counter()
-        run()
+        run(0)
         self.sync()
         reps = max(MIN_REPS, min(reps, int(max_s / max(time.perf_counter() - t0, 1e-9))))
-        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+        return Prepared(run, call, n, n_sets, reps, first, est, method)
+
+    def time_group(self, preps: list) -> tuple[list, float]:
+        events = [[] for _ in preps]
         t0 = time.perf_counter()
-        for start, end in events:
-            start.record()
-            run()
-            end.record()
+        for j in range(max((p.reps for p in preps), default=0)):
+            for p, out in zip(preps, events):
+                if j < p.reps:
+                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    start.record()
+                    p.run(j)
+                    end.record()
+                    out.append((start, end))
         self.sync()
         mhz = self.monitor.median(t0, time.perf_counter()) if self.monitor is not None else math.nan
-        per_call = [start.elapsed_time(end) * 1e-3 / n for start, end in events]
-        return _timing(per_call, self._wall(call, n_sets, est), method, n_sets, n, reps, first, mhz)
+        return [[a.elapsed_time(b) * 1e-3 / p.calls for a, b in ev] for p, ev in zip(preps, events)], mhz
 
 
 def make_clock(device: torch.device) -> Clock:
@@ -843,27 +907,47 @@ class DeviceLost(RuntimeError):
     """The CUDA context is unusable (e.g. an illegal address): nothing more can be measured."""
 
 
-def _measure_path(ctx: Ctx, sh, t, cfg, name, call, check, n, weight_bytes, rot_bytes, note="", reps=None):
-    """Time and check one path; its errors become rows (status 'error') and never stop the run."""
-    try:
-        timing = ctx.clock.measure(call, n, reps or ctx.args.reps, ctx.args.max_path_seconds)
-        err, why = check()
-        status = "ok" if not why else "FAIL"
-        note = "; ".join(filter(None, [note, why]))
-    except Exception as e:
-        timing, err, status = None, math.nan, "error"
-        note = "; ".join(filter(None, [note, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200]]))
-        device_alive(ctx.device, f"{name} at {sh.name} T={t} {pattern_name(cfg)}", e)
-    return make_row(sh, t, cfg, name, timing, status, note, err, weight_bytes, rot_bytes, ctx.elt)
+@dataclasses.dataclass
+class Job:
+    """One path's calls at a config: timed in turns with the config's other paths."""
+    path: str
+    cfg: VNMConfig
+    call: Callable
+    check: Callable
+    n_sets: int
+    weight_bytes: int
+    rot_bytes: int
+    note: str = ""
 
 
-def bench_cslt(ctx: Ctx, sh: Shape, t: int, compressed: Optional[Copies], x_check, ref) -> list[dict]:
-    """cuSPARSELt default alg and best alg for (shape, T), measured once and shared by every pattern.
+def _measure_jobs(ctx: Ctx, sh: Shape, t: int, jobs: list, reps=None) -> list[dict]:
+    """A row per job, the jobs timed together (each repetition of every path in turn, so a path
+    timed after a hot one is not penalised: h200_v31 saw 3-7% for the first path after cuBLAS);
+    a path's errors become its row (status 'error') and never stop the run."""
+    timings = ctx.clock.measure_group([(j.call, j.n_sets) for j in jobs], reps or ctx.args.reps, ctx.args.max_path_seconds)
+    rows = []
+    for job, timing in zip(jobs, timings):
+        note = job.note
+        try:
+            if isinstance(timing, Exception):
+                raise timing
+            err, why = job.check()
+            status = "ok" if not why else "FAIL"
+            note = "; ".join(filter(None, [note, why]))
+        except Exception as e:  # noqa: BLE001
+            timing, err, status = None, math.nan, "error"
+            note = "; ".join(filter(None, [note, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200]]))
+            device_alive(ctx.device, f"{job.path} at {sh.name} T={t} {pattern_name(job.cfg)}", e)
+        rows.append(make_row(sh, t, job.cfg, job.path, timing, status, note, err, job.weight_bytes, job.rot_bytes, ctx.elt))
+    return rows
 
-    `compressed` holds copies of the compressed 2:4 weight whose fp32 product with x_check is ref."""
+
+def cslt_jobs(ctx: Ctx, sh: Shape, t: int, compressed: Copies, x_check, ref) -> tuple[list, str]:
+    """cuSPARSELt's jobs at (shape, T): 'cslt' (alg_id 0) and, where another algorithm ranks
+    faster on short runs, that one as 'cslt_best'; and the search's note. Measured once per
+    (shape, T) and shared by every pattern. `compressed` holds copies of the compressed 2:4 weight
+    whose fp32 product with x_check is ref."""
     cfg, elt = VNMConfig.parse("2:4"), ctx.elt
-    if ctx.cslt_reason:
-        return [make_row(sh, t, cfg, p, None, "skip", ctx.cslt_reason, math.nan, 0, 0, elt) for p in ("cslt", "cslt_best")]
     tp = max(8, -(-t // 8) * 8)  # cuSPARSELt rejects a dense operand with 1 column (T=1): pad to 8
     note = f"T padded {t}->{tp}" if tp != t else ""
     wbytes = compressed.items[0].numel() * compressed.items[0].element_size()
@@ -872,48 +956,50 @@ def bench_cslt(ctx: Ctx, sh: Shape, t: int, compressed: Optional[Copies], x_chec
     wcs = compressed.get(n)
     xt_check = F.pad(x_check, (0, 0, 0, tp - t)).t()
 
-    def measure(name, alg, sets=n, reps=None, extra=""):
+    def job(name, alg, sets=n, extra=""):
         call = lambda i: _cslt_mm(wcs[i], xts[i], alg)
         # The output is Y^T [R, Tp]: compare its first T columns, transposed.
         check = lambda: _check(lambda: _cslt_mm(wcs[0], xt_check, alg)[:, :t].t(), ref, ctx.dtype, ctx.device)
         rot = (wbytes + elt * tp * (sh.k + sh.r)) * sets
-        return _measure_path(ctx, sh, t, cfg, name, call, check, sets, wbytes, rot,
-                             "; ".join(filter(None, [note, extra])), reps)
+        return Job(name, cfg, call, check, sets, wbytes, rot, "; ".join(filter(None, [note, extra])))
 
-    default = measure("cslt", (0, 1, None), extra="alg_id=0")
     candidates, search_note = [], ""
     try:
         found = cslt_search(wcs[0], xt_check)
         if found:
             candidates.append(found)
             search_note = f"search chose alg_id={found[0]} split_k={found[1]}"
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001
         search_note = f"search failed: {type(e).__name__}"
     candidates += [(a, 1, None) for a in (1, 2, 3) if not any(c[:2] == (a, 1) for c in candidates)]
-    # Rank the candidates on short runs (<= 8 sets, MIN_REPS), then time the winner fully.
+    # Rank the candidates on short runs (<= 8 sets, MIN_REPS); the winner is timed with the group.
     quick = []
     for alg in candidates:
-        row = measure("cslt_best", alg, sets=min(n, 8), reps=MIN_REPS)
+        row = _measure_jobs(ctx, sh, t, [job("cslt_best", alg, sets=min(n, 8))], reps=MIN_REPS)[0]
         if row["status"] == "ok":
             quick.append((row["t_us"], alg))
-    best = default
-    if quick:
+    jobs = [job("cslt", (0, 1, None), extra="alg_id=0")]
+    if quick and min(quick)[1] != (0, 1, None):
         alg = min(quick)[1]
-        if alg != (0, 1, None):
-            row = measure("cslt_best", alg, extra=f"alg_id={alg[0]} split_k={alg[1]}")
-            if row["status"] == "ok" and (default["status"] != "ok" or row["t_us"] < default["t_us"]):
-                best = row
-    best = dict(best, path="cslt_best")
-    best["note"] = "; ".join(filter(None, [best["note"], search_note, f"{len(quick)}/{len(candidates)} other algs ran"]))
+        jobs.append(job("cslt_best", alg, extra=f"alg_id={alg[0]} split_k={alg[1]}"))
+    return jobs, "; ".join(filter(None, [search_note, f"{len(quick)}/{len(candidates)} other algs ran"]))
+
+
+def cslt_best_row(ctx: Ctx, sh: Shape, t: int, default: dict, best: Optional[dict], note: str) -> dict:
+    """The 'cslt_best' row: the ranked winner where it beat alg_id 0 in the group, else alg_id 0."""
+    if best is None or best["status"] != "ok" or (default["status"] == "ok" and best["t_us"] >= default["t_us"]):
+        best = default
+    best = dict(best, path="cslt_best", note="; ".join(filter(None, [best["note"], note])))
     if best["status"] == "ok":
         ctx.cslt_best_us[(sh.name, t)] = best["t_us"]
-    return [default, best]
+    return best
 
 
 def bench_config(ctx: Ctx, sh: Shape, t: int, cfg: VNMConfig, w: torch.Tensor, dense: Copies,
                  vws: Optional[Copies], cslt: Optional[Copies], baseline: bool) -> list[dict]:
-    """dense and every vnm path at one (shape, T, pattern); plus cuSPARSELt (copies `cslt`) when `baseline`."""
-    elt, rows = ctx.elt, []
+    """dense and every vnm path at one (shape, T, pattern), plus cuSPARSELt (copies `cslt`) when
+    `baseline`: all timed in one group (measure_group)."""
+    elt, skipped = ctx.elt, {}
     xy = elt * t * (sh.k + sh.r)
     dense_bytes = elt * sh.r * sh.k
     x_check = ctx.randn(t, sh.k)  # fresh: never one the timed calls saw
@@ -922,11 +1008,15 @@ def bench_config(ctx: Ctx, sh: Shape, t: int, cfg: VNMConfig, w: torch.Tensor, d
     n_vnm = ctx.n_sets(resident_bytes(vws.items[0]) + xy) if vws else 0
     xs = [ctx.randn(t, sh.k) for _ in range(max(n_dense, n_vnm))]
     ws = dense.get(n_dense)
-    rows.append(_measure_path(ctx, sh, t, cfg, "dense", lambda i: F.linear(xs[i], ws[i]),
-                              lambda: _check(lambda: F.linear(x_check, w), ref, ctx.dtype, ctx.device),
-                              n_dense, dense_bytes, (dense_bytes + xy) * n_dense))
-    if baseline:
-        rows += bench_cslt(ctx, sh, t, cslt, x_check, ref)
+    jobs = [Job("dense", cfg, lambda i: F.linear(xs[i], ws[i]), lambda: _check(lambda: F.linear(x_check, w), ref, ctx.dtype, ctx.device),
+                n_dense, dense_bytes, (dense_bytes + xy) * n_dense)]
+    cslt_note = ""
+    if baseline and ctx.cslt_reason:
+        skipped.update({p: make_row(sh, t, VNMConfig.parse("2:4"), p, None, "skip", ctx.cslt_reason, math.nan, 0, 0, elt)
+                        for p in ("cslt", "cslt_best")})
+    elif baseline:
+        more, cslt_note = cslt_jobs(ctx, sh, t, cslt, x_check, ref)
+        jobs += more
     if vws is not None:
         copies = vws.get(n_vnm)
         vbytes = vws.items[0].nbytes
@@ -934,11 +1024,16 @@ def bench_config(ctx: Ctx, sh: Shape, t: int, cfg: VNMConfig, w: torch.Tensor, d
         for name, fn in ctx.paths.items():
             why = getattr(fn, "skip_reason", lambda t, vw: None)(t, vws.items[0])
             if why:
-                rows.append(make_row(sh, t, cfg, name, None, "skip", why, math.nan, 0, 0, elt))
+                skipped[name] = make_row(sh, t, cfg, name, None, "skip", why, math.nan, 0, 0, elt)
                 continue
             call = lambda i, fn=fn: fn(xs[i], copies[i])
             check = lambda fn=fn: _check(lambda: fn(x_check, copies[0]), ref, ctx.dtype, ctx.device)
-            rows.append(_measure_path(ctx, sh, t, cfg, name, call, check, n_vnm, vbytes, rot))
+            jobs.append(Job(name, cfg, call, check, n_vnm, vbytes, rot))
+    measured = {row["path"]: row for row in _measure_jobs(ctx, sh, t, jobs)}
+    if "cslt" in measured:
+        measured["cslt_best"] = cslt_best_row(ctx, sh, t, measured["cslt"], measured.get("cslt_best"), cslt_note)
+    order = ["dense", "cslt", "cslt_best", *ctx.paths]
+    rows = [r for p in order for r in (measured.get(p), skipped.get(p)) if r is not None]
     dense_row = rows[0]
     for row in rows:
         add_speedups(row, dense_row, ctx.cslt_best_us.get((sh.name, t), math.nan), ctx.ceil, ctx.gpu, elt)
@@ -1250,8 +1345,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--tokens", help=f"comma-separated T (default: {','.join(map(str, TOKENS))}; venom group: 4096,8192)")
     s.add_argument("--patterns", help="'2:4', 'V:2:M' and/or sets " + ", ".join(PATTERN_SETS) + " (default: default = "
                    + ",".join(PATTERN_SETS["default"]) + ")")
-    s.add_argument("--paths", help="comma-separated subset of: cslt, auto and the kernel paths (dense always runs; "
-                   "default: all but " + ", ".join(OPT_IN_PATHS) + ")")
+    s.add_argument("--paths", help="comma-separated subset of: cslt, auto and the kernel paths, run in this order "
+                   "(dense always runs first; default: all but " + ", ".join(OPT_IN_PATHS) + ")")
     s.add_argument("--quick", action="store_true", help="small grid, ~1 min on an H200: " + "; ".join(f"{k}={v}" for k, v in QUICK.items()))
     s.add_argument("--dtype", choices=["bf16", "fp16"], default="bf16")
     s.add_argument("--device", help="cuda, cuda:N or cpu (default: cuda if available)")
@@ -1349,13 +1444,16 @@ def main(argv=None) -> int:
     if device.type == "cuda" and device.index is None:  # set_device and nvidia-smi need the index
         device = torch.device("cuda", torch.cuda.current_device())
     paths, paths_note = vnm_paths(device)
-    wanted = set(filter(None, (args.paths or "").split(","))) or {"cslt", *(p for p in paths if p not in OPT_IN_PATHS)}
+    given = list(dict.fromkeys(filter(None, (args.paths or "").split(","))))
+    wanted = set(given) or {"cslt", *(p for p in paths if p not in OPT_IN_PATHS)}
     unknown = wanted - {"cslt", "dense", *paths}
     if unknown:
         print(f"vnmsparse bench spmm: unknown path(s) {sorted(unknown)}; available: cslt, {', '.join(paths)}", file=sys.stderr)
         return 2
     args.path_set = wanted
-    paths = {k: v for k, v in paths.items() if k in wanted}
+    # --paths also sets the order the paths run in at each config (a path timed right after dense
+    # can run at a lower clock than the next: swapping the order shows it)
+    paths = {k: paths[k] for k in (given or paths) if k in paths and k in wanted}
     if args.dry_run:
         return _dry_run(args, shapes, patterns, len(paths))
     if device.type == "cuda":

@@ -194,6 +194,19 @@ class Kernel:
         if err != self._success:
             raise RuntimeError(f"launching {self.name} failed: {_driver_error(err)}")
 
+    def max_active_clusters(self, block, cluster, *, shared_mem: int = 0) -> int:
+        """How many clusters of ``cluster`` CTAs (each ``block`` threads, ``shared_mem`` bytes of
+        dynamic shared memory) the device runs at once (cuOccupancyMaxActiveClusters): what one wave
+        holds, GPC placement included."""
+        from cuda.bindings import driver
+
+        cl = _dim3(cluster)
+        config = launch_config(cl, _dim3(block), shared_mem, 0, cl)
+        err, count = driver.cuOccupancyMaxActiveClusters(self._function, config)
+        if err != self._success:
+            raise RuntimeError(f"cuOccupancyMaxActiveClusters({self.name}) failed: {_driver_error(err)}")
+        return int(count)
+
     def __repr__(self) -> str:
         return f"Kernel({self.name}, {self.module.arch}, device={self.device}, params={self.params})"
 

@@ -317,6 +317,7 @@ DECODE_MAX_SPLITS = 8  # the portable cluster size
 DECODE_MAX_STEPS = 32  # steps per CTA, all resident (DecodePlan::MAX_STEPS)
 DECODE_MAX_SLICE_BYTES = 96 * 1024  # a CTA's X slice: bn x (width + 8) x 2 bytes
 DECODE_MAX_SMEM = 227 * 1024
+DECODE_ONE_WAVE = True  # v32: splits chosen by waves of clusters (False: v13's four CTAs per SM)
 # Where vnmsparse.spmm runs it on sm_90 (kernels._select, decode_preferred; VNM_DECODE=0 turns
 # it off): up to this many tokens. v13 quick grid (H200, geomean over 4 shapes, speed-up over cuBLAS, decode kernel vs the
 # three-launch cp.async path): T = 1 64:2:8 1.61 vs 1.18, 128:2:32 3.54 vs 2.17; T = 16 about
@@ -374,12 +375,42 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     if per_max == 0 or -(-steps // per_max) > DECODE_MAX_SPLITS:
         return None
     row_tiles = -(-rows // bm)
-    # Four CTAs per SM: every load of a CTA is issued up front, so more, shorter CTAs put more of
-    # the weights in flight at once.
-    want = min(DECODE_MAX_SPLITS, steps, max(1, -(-4 * _sms(device.index or 0) // row_tiles)))
-    splits = max(-(-steps // per_max), want)
-    per = -(-steps // splits)
+    if not DECODE_ONE_WAVE:  # v13's rule: about four CTAs per SM
+        want = min(DECODE_MAX_SPLITS, steps, max(1, -(-4 * _sms(device.index or 0) // row_tiles)))
+        splits = max(-(-steps // per_max), want)
+        per = -(-steps // splits)
+        return bm, bn, -(-steps // per), per
+    # Every load of a CTA is issued up front, so the fewest waves of clusters (a CTA of the last
+    # wave starts its loads only when one of the first ends: ncu, LLaMA gate/up 128:2:8 at T = 1,
+    # 7 splits, 1.14 waves, DRAM at 34%), then the most splits with >= 2 steps each (one step a CTA
+    # is mostly cluster reduction: 128:2:32 at T = 4, 8 x 1 steps 7.5 us, 4 x 2 6.2).
+    best = None
+    for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // 2)) + 1):
+        per = -(-steps // splits)
+        splits = -(-steps // per)
+        waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, per, m, splits))
+        if best is None or (waves, -splits) < best[0]:
+            best = (waves, -splits), per
+    per = best[1]
     return bm, bn, -(-steps // per), per
+
+
+@functools.lru_cache(maxsize=1024)
+def _decode_clusters_at_once(device: torch.device, bm: int, bn: int, per: int, m: int, splits: int) -> int:
+    """Clusters of `splits` decode CTAs the GPU runs at once: the driver's count for the kernel
+    (its bf16 form stands for both dtypes), else (no GPU to ask: CPU tests) a count from shared
+    memory alone, 92% of the SMs' CTA slots (the driver's figure for clusters of 7 on an H200)."""
+    smem = decode_smem_bytes(bm, bn, per, m)
+    wm, wn = _decode_warp_tile(bm, bn)
+    threads = (bm // wm) * (bn // wn) * 32
+    if torch.cuda.is_available():
+        try:
+            kernel = jit.get_kernel(SOURCE, decode_name(torch.bfloat16, bm, bn, True), params=("ptr",) * 6 + ("i32",) * 9)
+            return max(1, kernel.max_active_clusters(threads, (1, 1, splits), shared_mem=smem))
+        except Exception:  # noqa: BLE001 - an estimate serves where the driver cannot answer
+            pass
+    per_sm = max(1, (228 * 1024) // (smem + 1024))
+    return max(1, int(0.92 * _sms(device.index or 0) * per_sm) // splits)
 
 
 def layout_steps(k: int, m: int) -> int:

@@ -166,10 +166,10 @@ WIDE_TILE_COST = 1.4
 
 
 def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8) -> WgTile:
-    """Decode (T <= 64) gets bn = 64. Otherwise, with 128-row tiles, the token tile (128 or 256)
-    whose waves of CTAs cost least (WIDE_TILE_COST: so one wave of 128 x 256 tiles beats two of
+    """Decode (T <= 64) gets bn = 64. Otherwise, with non-persistent 128-row tiles, the token tile
+    (128 or 256) whose waves of CTAs cost least (WIDE_TILE_COST: so one wave of 128 x 256 tiles beats two of
     128 x 128, v24c: BERT FFN2 at T = 4096 took 54.6 us with 256 tiles of 128 x 128, where 128
-    tiles of 128 x 256 take ~38); with 64-row tiles, the widest that gives every SM a CTA."""
+    tiles of 128 x 256 take ~38, h200_v27: 35.7); else the widest that gives every SM a CTA."""
     bm = row_tile(v, m)
     if bm is None:
         raise ValueError(f"the wgmma.sp kernel needs V % 64 == 0 (or M = 4), got V = {v}")
@@ -180,7 +180,9 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8) -> WgT
 
     if ntok <= 64:
         return TILE_TABLE[(bm, 64)]
-    if bm == 128:
+    # Waves do not apply to persistent tiles (each CTA loops; h200_v27: at 2:128 the cost pick of
+    # 128 x 128 ran gate/up 10-15% slower than 128 x 256), so they keep the widest that fills the SMs.
+    if bm == 128 and m < PERSISTENT_MIN_M:
         def cost(bn):
             tile = TILE_TABLE[(bm, bn)]
             waves = -(-(row_tiles * -(-ntok // bn)) // (sms * tile.ctas_per_sm))
