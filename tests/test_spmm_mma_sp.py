@@ -271,6 +271,28 @@ def test_decode_kernel(v, m):
 
 @pytest.mark.gpu
 @needs_sm90
+@pytest.mark.parametrize("ring", [1, 2, 3])
+def test_decode_kernel_ring(ring, monkeypatch):
+    """A tiles through `ring` slots (v34): each slot refilled several times (its mbarrier's phase
+    flips), K ranges that are not a multiple of the ring, one split and several."""
+    monkeypatch.setattr(K, "DECODE_RING", ring)
+    K.decode_plan.cache_clear()
+    gen = torch.Generator().manual_seed(ring)
+    try:
+        for i, (t, r, k, v, m) in enumerate(((1, 300, 4100, 64, 8), (5, 2048, 4096, 128, 8), (8, 130, 2053, 16, 4),
+                                             (16, 515, 8192, 64, 16), (3, 1000, 11008, 128, 4))):
+            steps = -(-(-(-k // m)) // K.KS)
+            plan = K.decode_plan(torch.device("cuda"), t, r, steps, v, m)
+            assert plan is not None and plan[3] > ring, (plan, ring)
+            check_case(lambda x, vw, b, out: K.spmm_sm90_decode(x, *K.layout_of(vw, True), b, r, k, v, m, out=out),
+                       r, k, t, v, m, (torch.bfloat16, torch.float16)[i % 2], bias=i % 2 == 0, gen=gen,
+                       what=f"decode kernel, ring {ring}")
+    finally:
+        K.decode_plan.cache_clear()
+
+
+@pytest.mark.gpu
+@needs_sm90
 def test_decode_kernel_strided_x_and_graph_capture():
     """Rows of X with a pitch (a slice of a wider tensor), a broadcast row (stride 0), and the
     cluster launch inside a CUDA graph: replay equals eager."""
@@ -384,7 +406,7 @@ def test_decode_plan_takes_the_fewest_waves_then_the_most_splits(monkeypatch, fa
     dev = torch.device("cuda", 0)
     monkeypatch.setattr(K, "_sms", lambda i: 132)
     at_once = {}  # splits -> clusters the (fake) GPU runs at once
-    monkeypatch.setattr(K, "_decode_clusters_at_once", lambda d, bm, bn, per, m, splits: at_once[splits])
+    monkeypatch.setattr(K, "_decode_clusters_at_once", lambda d, bm, bn, smem, splits: at_once[splits])
     at_once.update({1: 20, 2: 20, 3: 40, 4: 90, 5: 80, 6: 86, 7: 60, 8: 50})  # 86 row tiles: one wave at 4 or 6 splits
     assert K.decode_plan(dev, 1, 11008, 32, 128, 8)[2:] == (6, 6)
     at_once.update({6: 40})

@@ -26,6 +26,7 @@ _PAD_CODE_BYTE = 0x44  # two padding groups with code (0, 1): valid ordered meta
 _IDENTITY_COLUMNS = 0x03020100
 _CTYPE = {torch.float16: "__half", torch.bfloat16: "__nv_bfloat16"}
 _PARAMS = ("ptr",) * 7 + ("i32",) * 9
+_DECODE_PARAMS = ("ptr",) * 6 + ("i32",) * 10
 
 
 @dataclasses.dataclass(frozen=True)
@@ -317,7 +318,8 @@ DECODE_MAX_SPLITS = 8  # the portable cluster size
 DECODE_MAX_STEPS = 32  # steps per CTA, all resident (DecodePlan::MAX_STEPS)
 DECODE_MAX_SLICE_BYTES = 96 * 1024  # a CTA's X slice: bn x (width + 8) x 2 bytes
 DECODE_MAX_SMEM = 227 * 1024
-DECODE_ONE_WAVE = True  # v32: splits chosen by waves of clusters (False: v13's four CTAs per SM)
+DECODE_ONE_WAVE = True  # v33: splits chosen by waves of clusters (False: v13's four CTAs per SM)
+DECODE_RING = 4  # v34: A tiles through this many slots per CTA (0: all of a CTA's steps resident)
 # Where vnmsparse.spmm runs it on sm_90 (kernels._select, decode_preferred; VNM_DECODE=0 turns
 # it off): up to this many tokens. v13 quick grid (H200, geomean over 4 shapes, speed-up over cuBLAS, decode kernel vs the
 # three-launch cp.async path): T = 1 64:2:8 1.61 vs 1.18, 128:2:32 3.54 vs 2.17; T = 16 about
@@ -354,9 +356,14 @@ def _decode_supported(index: int) -> tuple[bool, str]:
     return supported(device)
 
 
+def decode_ring(per: int) -> int:
+    """A slots of a decode CTA of `per` steps: DECODE_RING, or all of them (v13-v33) with 0."""
+    return min(per, DECODE_RING) if DECODE_RING else per
+
+
 def decode_smem_bytes(bm: int, bn: int, per: int, m: int) -> int:  # mirrors DecodePlan::bytes in the .cu
     a, codes = bm * 2 * KS * 2, bm * KS // 2
-    body = per * (a + codes + KS * 4) + bn * (per * KS * m + 8) * 2
+    body = decode_ring(per) * a + per * (codes + KS * 4) + bn * (per * KS * m + 8) * 2
     return max(body, bm * bn * 4, bn * (bm + 8) * 2) + DECODE_MAX_STEPS * 8
 
 
@@ -388,7 +395,7 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // 2)) + 1):
         per = -(-steps // splits)
         splits = -(-steps // per)
-        waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, per, m, splits))
+        waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, decode_smem_bytes(bm, bn, per, m), splits))
         if best is None or (waves, -splits) < best[0]:
             best = (waves, -splits), per
     per = best[1]
@@ -396,16 +403,15 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
 
 
 @functools.lru_cache(maxsize=1024)
-def _decode_clusters_at_once(device: torch.device, bm: int, bn: int, per: int, m: int, splits: int) -> int:
+def _decode_clusters_at_once(device: torch.device, bm: int, bn: int, smem: int, splits: int) -> int:
     """Clusters of `splits` decode CTAs the GPU runs at once: the driver's count for the kernel
     (its bf16 form stands for both dtypes), else (no GPU to ask: CPU tests) a count from shared
     memory alone, 92% of the SMs' CTA slots (the driver's figure for clusters of 7 on an H200)."""
-    smem = decode_smem_bytes(bm, bn, per, m)
     wm, wn = _decode_warp_tile(bm, bn)
     threads = (bm // wm) * (bn // wn) * 32
     if torch.cuda.is_available():
         try:
-            kernel = jit.get_kernel(SOURCE, decode_name(torch.bfloat16, bm, bn, True), params=("ptr",) * 6 + ("i32",) * 9)
+            kernel = jit.get_kernel(SOURCE, decode_name(torch.bfloat16, bm, bn, True), params=_DECODE_PARAMS)
             return max(1, kernel.max_active_clusters(threads, (1, 1, splits), shared_mem=smem))
         except Exception:  # noqa: BLE001 - an estimate serves where the driver cannot answer
             pass
@@ -436,11 +442,11 @@ def _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan) -> None:
     bm, bn, splits, per = plan
     xr = x2 if x2.stride(1) == 1 else x2.contiguous()
     wm, wn = _decode_warp_tile(bm, bn)
-    kernel = jit.get_kernel(SOURCE, decode_name(x2.dtype, bm, bn, cols is not None), params=("ptr",) * 6 + ("i32",) * 9)
+    kernel = jit.get_kernel(SOURCE, decode_name(x2.dtype, bm, bn, cols is not None), params=_DECODE_PARAMS)
     kernel.launch(
         (-(-r // bm), 1, splits), ((bm // wm) * (bn // wn) * 32, 1, 1),
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
-         per * KS * m),
+         per * KS * m, decode_ring(per)),
         shared_mem=decode_smem_bytes(bm, bn, per, m), cluster=(1, 1, splits) if splits > 1 else None,
     )
 

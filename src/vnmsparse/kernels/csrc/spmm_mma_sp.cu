@@ -434,7 +434,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 // from all ranks' (distributed shared memory) in rank order: deterministic, as splitk_reduce.
 // Without splits (gridDim.z == 1) the usual epilogue runs.
 //
-// Shared memory: A [per][BM][2*KS] | codes [per][BM][KS/2] |
+// With ring < per (v34) the A tiles pass through `ring` slots instead: a slot is refilled with
+// step s + ring once every warp has step s's fragments in registers, so a CTA's shared memory no
+// longer grows with its K range and one wave of CTAs can hold a layer whose weights exceed the
+// GPU's shared memory (LLaMA gate/up at 2:8: ~25 MB of A against ~30 MB of shared memory, which
+// at all-resident ran 1.14 waves).
+//
+// Shared memory: A [ring][BM][2*KS] | codes [per][BM][KS/2] |
 // column words [per][KS] | X slice [BN][width + 8] | mbarriers; the fp32 tile and the epilogue
 // reuse the base once the K loop is done (the barriers stay clear of them).
 template <int BM, int BN>
@@ -443,32 +449,34 @@ struct DecodePlan {
   static constexpr int M = BM * KS / 2;      // bytes of one step's codes
   static constexpr int RED = BM * BN * 4;
   static constexpr int EPI = BN * (BM + 8) * 2;
-  static constexpr int MAX_STEPS = 32;       // per <= this: one mbarrier each
-  __host__ __device__ static constexpr int codes(int per) { return per * A; }
-  __host__ __device__ static constexpr int colw(int per) { return per * (A + M); }
-  __host__ __device__ static constexpr int xs(int per) { return per * (A + M + KS * 4); }
-  __host__ __device__ static constexpr int bars(int per, int width) {
-    const int body = xs(per) + BN * (width + 8) * 2;
+  static constexpr int MAX_STEPS = 32;       // per <= this: one mbarrier per slot
+  __host__ __device__ static constexpr int codes(int ring) { return ring * A; }
+  __host__ __device__ static constexpr int colw(int per, int ring) { return ring * A + per * M; }
+  __host__ __device__ static constexpr int xs(int per, int ring) { return ring * A + per * (M + KS * 4); }
+  __host__ __device__ static constexpr int bars(int per, int width, int ring) {
+    const int body = xs(per, ring) + BN * (width + 8) * 2;
     return body > RED ? (body > EPI ? body : EPI) : (RED > EPI ? RED : EPI);
   }
-  __host__ __device__ static constexpr int bytes(int per, int width) { return bars(per, width) + MAX_STEPS * 8; }
+  __host__ __device__ static constexpr int bytes(int per, int width, int ring) {
+    return bars(per, width, ring) + MAX_STEPS * 8;
+  }
 };
 
 template <typename T, int BM, int BN, int WM, int WN, bool HAS_COLS>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     spmm_mma_sp_decode(const T* __restrict__ values_t, const u8* __restrict__ meta_t, const u32* __restrict__ cols,
                        const T* __restrict__ x, const T* __restrict__ bias, T* __restrict__ y, int R, int K, int ntok,
-                       int ldx, int Gp, int m, int v, int per, int width) {
+                       int ldx, int Gp, int m, int v, int per, int width, int ring) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using Plan = DecodePlan<BM, BN>;
   constexpr int WARPS_N = BN / WN, NT = (BM / WM) * WARPS_N * 32, MT = WM / 16, NTILES = WN / 8;
   static_assert(BM % WM == 0 && WM % 16 == 0 && BN % WN == 0 && WN % 8 == 0, "bad tile");
 
   extern __shared__ __align__(128) unsigned char smem[];
-  u8* sM = smem + Plan::codes(per);
-  u32* cw = reinterpret_cast<u32*>(smem + Plan::colw(per));
-  T* xs = reinterpret_cast<T*>(smem + Plan::xs(per));
-  u64* bars = reinterpret_cast<u64*>(smem + Plan::bars(per, width));
+  u8* sM = smem + Plan::codes(ring);
+  u32* cw = reinterpret_cast<u32*>(smem + Plan::colw(per, ring));
+  T* xs = reinterpret_cast<T*>(smem + Plan::xs(per, ring));
+  u64* bars = reinterpret_cast<u64*>(smem + Plan::bars(per, width, ring));
   const int xp = width + 8;  // elements per slice row: rows 16 bytes apart mod 128, 4 banks
 
   const int tid = threadIdx.x, lane = tid & 31, wm = (tid >> 5) / WARPS_N, wn = (tid >> 5) % WARPS_N;
@@ -477,17 +485,18 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const int kbeg = blockIdx.z * per;
   const int nsteps = min(total_steps, kbeg + per) - kbeg;
   const int c0 = kbeg * KS * m;  // first X column of the slice
+  const int slots = min(nsteps, ring);
+  const size_t first = static_cast<size_t>(blockIdx.x) * total_steps + kbeg;  // (tile, step) index
 
   if (tid == 0) {
-    for (int s = 0; s < nsteps; ++s) mbar_init(&bars[s], 1);
+    for (int s = 0; s < slots; ++s) mbar_init(&bars[s], 1);
     mbar_init_fence();
   }
   __syncthreads();
   if (tid == 0) {
-    const size_t first = static_cast<size_t>(blockIdx.x) * total_steps + kbeg;  // (tile, step) index
     mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
     bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
-    for (int s = 0; s < nsteps; ++s) {
+    for (int s = 0; s < slots; ++s) {
       if (s > 0) mbar_arrive_expect_tx(&bars[s], Plan::A);
       bulk_copy(smem + s * Plan::A, values_t + (first + s) * (Plan::A / 2), Plan::A, &bars[s]);
     }
@@ -532,14 +541,22 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
         for (int e = 0; e < 2; ++e) col[ks][j][e] = g * m + static_cast<int>((w >> (8 * (2 * (tig & 1) + e))) & 0xffu);
       }
-    mbar_wait(&bars[s], 0);
-    mma_stage_frags<T, WM, WN>(acc, reinterpret_cast<const T*>(smem + s * Plan::A), sM + s * Plan::M, wm, lane,
+    const int slot = s % slots;
+    mbar_wait(&bars[slot], (s / slots) & 1);
+    mma_stage_frags<T, WM, WN>(acc, reinterpret_cast<const T*>(smem + slot * Plan::A), sM + s * Plan::M, wm, lane,
                                [&](int ks, int ni, u32 (&bf)[4]) {
 #pragma unroll
                                  for (int j = 0; j < 4; ++j)
                                    bf[j] = static_cast<u32>(xrow[ni][col[ks][j][0]]) |
                                            (static_cast<u32>(xrow[ni][col[ks][j][1]]) << 16);
                                });
+    if (s + slots < nsteps) {  // the same for every thread: the barrier is uniform
+      __syncthreads();         // every warp holds this slot's fragments: refill it with step s + slots
+      if (tid == 0) {
+        mbar_arrive_expect_tx(&bars[slot], Plan::A);
+        bulk_copy(smem + slot * Plan::A, values_t + (first + s + slots) * (Plan::A / 2), Plan::A, &bars[slot]);
+      }
+    }
   }
   __syncthreads();  // every warp is done with A and the slice: the base takes the output tile
 
