@@ -388,18 +388,19 @@ def test_bad_inputs_on_gpu():
 
 
 def test_decode_route_for_2_4(fake_sm90, monkeypatch):
-    """Plain 2:4 at 1-4 tokens takes the decode kernel where a CTA meets <= DECODE_2_4_MAX_STEPS K
-    steps: LLaMA-7B q/k/v/o, gate/up and BERT FFN2 do, down (K = 11008, 22 steps) does not."""
+    """Plain 2:4 at 1-8 tokens takes the decode kernel (v34: at every LLaMA-7B and BERT shape)."""
     import types
 
     import vnmsparse.kernels as kernels
 
     monkeypatch.setattr(K, "_sms", lambda index: 132)
     dev, cfg = torch.device("cuda", 0), vs.VNMConfig.parse("2:4")
-    for shape, want in (((4096, 4096), True), ((11008, 4096), True), ((1024, 4096), True), ((4096, 11008), False)):
+    for shape in ((4096, 4096), (11008, 4096), (1024, 4096), (4096, 11008)):
         vw = types.SimpleNamespace(cfg=cfg, shape=shape)
-        assert kernels._decode_2_4(dev, 1, vw) == want and kernels._decode_2_4(dev, 4, vw) == want, shape
-        assert not kernels._decode_2_4(dev, 8, vw)
+        assert kernels._decode_2_4(dev, 1, vw) and kernels._decode_2_4(dev, 8, vw), shape
+        assert not kernels._decode_2_4(dev, 9, vw)
+    monkeypatch.setenv("VNM_DECODE", "0")
+    assert not kernels._decode_2_4(dev, 1, types.SimpleNamespace(cfg=cfg, shape=(4096, 4096)))
 
 
 def test_decode_plan_takes_the_fewest_waves_then_the_most_splits(monkeypatch, fake_sm90):

@@ -82,20 +82,16 @@ def _as_2_4(x, vw, tokens: int) -> bool:
     return _tma_readable(x)
 
 
-# Plain 2:4 at 1-4 tokens runs the one-launch decode kernel where each CTA meets at most this many
-# K steps (grid v24c, kernel us, decode vs wgmma.sp at T = 1 / 4: BERT FFN2 4.8 / 5.2 vs 7.8 /
-# 7.7 and LLaMA q/k/v/o 12.7 / 12.7 vs 13.8 / 13.9 at 8 steps a CTA, gate/up 24.4 / 25.5 vs 27.4 /
-# 27.6 at 16; but down, K = 11008, 22 steps a CTA: 36.5 vs 26.1; at T = 8 even or worse). Like
-# every decode route it keeps a second weight image (VNM_DECODE=0 turns it off).
-DECODE_2_4_MAX_TOKENS = 4
-DECODE_2_4_MAX_STEPS = 16
+# Plain 2:4 at 1-8 tokens runs the one-launch decode kernel. Before its ring of A slots (v34) only
+# where a CTA met at most 16 K steps (grid v24c, T = 1: BERT FFN2 4.8 vs 7.8 us on wgmma.sp, down
+# 36.5 vs 26.1); with it, v34 at T = 1: down 16.6, gate/up 16.4, q/k/v/o 9.0, BERT FFN2 5.7 us
+# (wgmma.sp 26.0 / 27.4 / 13.8 / 7.8). Like every decode route it keeps a second weight image
+# (VNM_DECODE=0 turns it off).
+DECODE_2_4_MAX_TOKENS = 8
 
 
 def _decode_2_4(device, tokens: int, vw) -> bool:
-    if tokens > DECODE_2_4_MAX_TOKENS or not spmm_mma_sp.decode_preferred(device, tokens, *vw.shape, vw.cfg.v, 4):
-        return False
-    plan = spmm_mma_sp.decode_plan(device, tokens, vw.shape[0], spmm_mma_sp.layout_steps(vw.shape[1], 4), vw.cfg.v, 4)
-    return plan[3] <= DECODE_2_4_MAX_STEPS
+    return tokens <= DECODE_2_4_MAX_TOKENS and spmm_mma_sp.decode_preferred(device, tokens, *vw.shape, vw.cfg.v, 4)
 
 
 def _select(x, vw, bias):
@@ -190,7 +186,7 @@ def available_paths() -> list[tuple[str, bool, str]]:
         ok_bulk, why_bulk = spmm_mma_sp.supported(dev, bulk=True)
         rows.append((f"mma.sp kernel, bulk copies (sm_90) on {dev}", ok_bulk, why_bulk))
         ok_wg, why_wg = spmm_wgmma_sp.supported(dev)
-        rows.append((f"wgmma.sp kernel (sm_90a; the default there: 2:4 past {DECODE_2_4_MAX_TOKENS} tokens (and "
-                     f"at long K), V:2:8 as 2:4 from T = "
+        rows.append((f"wgmma.sp kernel (sm_90a; the default there: 2:4 past {DECODE_2_4_MAX_TOKENS} tokens, "
+                     f"V:2:8 as 2:4 from T = "
                      f"{AS_2_4_MIN_TOKENS}, otherwise T >= {WGMMA_MIN_TOKENS}) on {dev}", ok_wg, why_wg))
     return rows

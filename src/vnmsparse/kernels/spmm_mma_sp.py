@@ -319,7 +319,10 @@ DECODE_MAX_STEPS = 32  # steps per CTA, all resident (DecodePlan::MAX_STEPS)
 DECODE_MAX_SLICE_BYTES = 96 * 1024  # a CTA's X slice: bn x (width + 8) x 2 bytes
 DECODE_MAX_SMEM = 227 * 1024
 DECODE_ONE_WAVE = True  # v33: splits chosen by waves of clusters (False: v13's four CTAs per SM)
-DECODE_RING = 4  # v34: A tiles through this many slots per CTA (0: all of a CTA's steps resident)
+# v34: A tiles through this many slots per CTA (0: all of a CTA's steps resident, v13-v33). H200,
+# T = 1, us for 0 / 4 / 2 slots: LLaMA down 2:4 41.2 / 16.6 / 17.3, gate/up 2:4 24.2 / 16.5 / 16.4,
+# gate/up 128:2:8 15.8 / 11.4 / 10.6, down 128:2:8 21.1 / 11.7 / 11.5 (results/ab_decode_h200_v34.txt).
+DECODE_RING = 2
 # Where vnmsparse.spmm runs it on sm_90 (kernels._select, decode_preferred; VNM_DECODE=0 turns
 # it off): up to this many tokens. v13 quick grid (H200, geomean over 4 shapes, speed-up over cuBLAS, decode kernel vs the
 # three-launch cp.async path): T = 1 64:2:8 1.61 vs 1.18, 128:2:32 3.54 vs 2.17; T = 16 about
