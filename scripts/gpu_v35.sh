@@ -4,4 +4,4 @@
 # Usage: [TAG=h200_v35] OUT=$OUT bash scripts/gpu_v35.sh   (<= 8 files in $OUT)
 source "$(dirname "$0")/gpu_lib.sh"
 gpu_tests 200 tests/test_ops.py tests/test_nn.py -k "not compile"
-quick_grid 240 "${TAG:-h200_v35}"
+quick_grid 240 "${TAG:-h200_v35}"  # (v36: the same with decode at T <= 16 for V % 128 == 0, M <= 16: TAG=h200_v36)

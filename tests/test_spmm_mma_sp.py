@@ -196,6 +196,9 @@ def test_decode_plan(monkeypatch, fake_sm90):
     assert K.decode_plan(dev, 1, 4096, 32, 64, 8)[2:] == (8, 4)  # 64 row tiles: 8 splits of 4 steps
     assert K.decode_preferred(dev, 1, 4096, 4096, 64, 8) and K.decode_preferred(dev, 8, 4096, 4096, 64, 8)
     assert not K.decode_preferred(dev, 9, 4096, 4096, 64, 8)  # past DECODE_DEFAULT_MAX_TOKENS
+    assert K.decode_preferred(dev, 16, 4096, 4096, 128, 8) and K.decode_preferred(dev, 16, 4096, 4096, 128, 16)
+    assert not K.decode_preferred(dev, 17, 4096, 4096, 128, 8)  # past DECODE_WIDE_MAX_TOKENS
+    assert not K.decode_preferred(dev, 16, 4096, 4096, 128, 32)  # wide token tiles: M <= 16 only
     assert not K.decode_preferred(dev, 8, 4096, 4096, 64, 64)  # X slice > 2x the weight bytes
     assert not K.decode_preferred(dev, 1, 4096, 8 * K.DECODE_MAX_STEPS * K.KS * 4 + 4, 64, 4)  # no plan
     monkeypatch.setenv("VNM_DECODE", "0")

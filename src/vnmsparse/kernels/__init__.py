@@ -180,7 +180,8 @@ def available_paths() -> list[tuple[str, bool, str]]:
         arch = "".join(map(str, torch.cuda.get_device_capability(i)))
         rows.append((f"mma.sp kernel, cp.async (sm_80+) on {dev} (sm_{arch})", ok_dev, why_dev))
         rows.append((f"mma.sp one-launch decode kernel (T <= {spmm_mma_sp.DECODE_MAX_TOKENS}, clusters; the default "
-                     f"for V:2:M, M > 4, at T <= {spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS} unless VNM_DECODE=0; "
+                     f"for V:2:M, M > 4, at T <= {spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS} ({spmm_mma_sp.DECODE_WIDE_MAX_TOKENS} at "
+                     f"V % 128 == 0, M <= 16) and 2:4 at T <= {DECODE_2_4_MAX_TOKENS} unless VNM_DECODE=0; "
                      f"the mma_sp_decode path) on {dev}",
                      *spmm_mma_sp.decode_supported(dev)))
         ok_bulk, why_bulk = spmm_mma_sp.supported(dev, bulk=True)

@@ -329,6 +329,10 @@ DECODE_RING = 2
 # even (1.05-2.27 vs 1.17-3.04); T >= 32 slower: every CTA reads its whole X slice, T x m / (2 BM)
 # times the weight bytes it streams. The "mma_sp_decode" path runs it at any T <= 64.
 DECODE_DEFAULT_MAX_TOKENS = 8
+# ... and up to this many with 128-row tiles at M <= 16 (grid v35, with the ring, T = 16, decode vs
+# what `auto` ran, BERT FFN2 / q/k/v/o / gate/up / down: 128:2:8 6.6 / 10.7 / 16.9 / 17.4 vs
+# 7.6 / 11.9 / 20.5 / 22.2 us, 128:2:16 -10%; V = 64 and M >= 32 even or slower).
+DECODE_WIDE_MAX_TOKENS = 16
 
 
 def _decode_warp_tile(bm: int, bn: int) -> tuple[int, int]:
@@ -430,11 +434,12 @@ def layout_steps(k: int, m: int) -> int:
 
 def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int, m: int) -> bool:
     """Whether vnmsparse.spmm runs the decode kernel (sm_90): 1 to DECODE_DEFAULT_MAX_TOKENS
-    tokens, an X slice per CTA at most twice the weight bytes it meets (T x m <= 4 x BM), and a plan
-    (no fallback to the slower bulk kernel). VNM_DECODE=0 turns the route off: the kernel reads its
-    own weight image (the "sm90" layout, the compact bytes once more), which a model that also runs
-    prefill holds beside the sm80 one."""
-    if not 1 <= ntok <= DECODE_DEFAULT_MAX_TOKENS or ntok * m > 4 * row_tile(v):
+    tokens (DECODE_WIDE_MAX_TOKENS with 128-row tiles at M <= 16), an X slice per CTA at most twice
+    the weight bytes it meets (T x m <= 4 x BM), and a plan (no fallback to the slower bulk kernel).
+    VNM_DECODE=0 turns the route off: the kernel reads its own weight image (the "sm90" layout, the
+    compact bytes once more), which a model that also runs prefill holds beside the sm80 one."""
+    wide = ntok <= DECODE_WIDE_MAX_TOKENS and row_tile(v) == 128 and m <= 16
+    if not (1 <= ntok <= DECODE_DEFAULT_MAX_TOKENS or wide) or ntok * m > 4 * row_tile(v):
         return False
     if os.environ.get("VNM_DECODE", "1").strip() == "0":
         return False
