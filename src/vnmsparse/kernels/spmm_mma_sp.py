@@ -309,13 +309,14 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
 
 
 # ---------------------------------------------------------------------------------------------
-# decode (T <= 64, sm_90): one launch per call (spmm_mma_sp_decode in the .cu): every load of a
-# CTA issued up front (A and codes by bulk copies from the "sm90" image; X slice and column words
-# by cp.async), the K splits of a row tile reduced over a thread-block cluster.
+# decode (T <= 64, sm_90): one launch per call (spmm_mma_sp_decode in the .cu): a CTA's loads
+# issued from its start (A by bulk copies from the "sm90" image through DECODE_RING slots, codes in
+# one more; X slice and column words by cp.async), the K splits of a row tile reduced over a
+# thread-block cluster.
 
 DECODE_MAX_TOKENS = 64  # the widest token tile (8, 16, 32 or 64 by T)
 DECODE_MAX_SPLITS = 8  # the portable cluster size
-DECODE_MAX_STEPS = 32  # steps per CTA, all resident (DecodePlan::MAX_STEPS)
+DECODE_MAX_STEPS = 32  # steps per CTA: their codes and column words resident (DecodePlan::MAX_STEPS)
 DECODE_MAX_SLICE_BYTES = 96 * 1024  # a CTA's X slice: bn x (width + 8) x 2 bytes
 DECODE_MAX_SMEM = 227 * 1024
 DECODE_ONE_WAVE = True  # v33: splits chosen by waves of clusters (False: v13's four CTAs per SM)
@@ -394,8 +395,8 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
         splits = max(-(-steps // per_max), want)
         per = -(-steps // splits)
         return bm, bn, -(-steps // per), per
-    # Every load of a CTA is issued up front, so the fewest waves of clusters (a CTA of the last
-    # wave starts its loads only when one of the first ends: ncu, LLaMA gate/up 128:2:8 at T = 1,
+    # A CTA's loads start with it, so the fewest waves of clusters (a CTA of the last wave starts
+    # its loads only when one of the first ends: ncu, LLaMA gate/up 128:2:8 at T = 1,
     # 7 splits, 1.14 waves, DRAM at 34%), then the most splits with >= 2 steps each (one step a CTA
     # is mostly cluster reduction: 128:2:32 at T = 4, 8 x 1 steps 7.5 us, 4 x 2 6.2).
     best = None

@@ -413,7 +413,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 
 // ------------------------------------------------------------------------------------------------
 // Decode (T <= 64, sm_90): one launch per call, and every load a CTA needs issued before its first
-// mma. At decode a CTA runs a few steps of little math, so what costs is the latency of its loads
+// mma (since v34 the A tiles of its first `ring` steps, the rest as slots free up). At decode a CTA runs a few steps of little math, so what costs is the latency of its loads
 // and how many bytes the SM keeps in flight: the cp.async version of this kernel (a ring of
 // stages, X transposed through registers) took 11-14 us at 4096^2, T = 1, 64:2:8, where the
 // weights' bytes need 3 us, and 54 us at T = 64, where the transpose waited on each load in turn.
@@ -422,7 +422,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 // pre-swizzled), so a CTA's whole share of the weight is one contiguous run: with the sm80 layout
 // (64-byte pieces of 64 rows, 2 KB apart) the same kernel streamed ~1 TB/s (v12). Each CTA (row
 // tile of BM rows, K range of `per` steps) takes
-//   - A: one bulk copy per step (4 KB at BM = 64), all `per` steps resident, one mbarrier each;
+//   - A: one bulk copy per step (4 KB at BM = 64) into one of `ring` slots, one mbarrier each;
 //     the codes of all its steps in one more, counted on the first step's barrier;
 //   - column words and X[t, c0 .. c0 + width) (row-major, zeros past K): cp.async, one group,
 //     waited for once;
