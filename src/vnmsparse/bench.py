@@ -51,9 +51,10 @@ METHOD = """\
   at least 5, when one path would take over ``--max-path-seconds``: see the ``reps`` column) with
   CUDA events around each replay; t = median(replay) / N, spread = p10..p90. The paths of a config
   (dense, cuSPARSELt's alg 0 and best, each vnmsparse path) take turns replay by replay, so that
-  all see the same clock and temperature (the path timed right after cuBLAS ran 3-7% slower). The N calls rotate over
-  ``n_sets`` copies of (x, weight) whose total exceeds 2x the L2 size, so each call reads its
-  weight and activations from HBM as in inference. (Rotation, not a flush: a flush kernel between
+  all see the same clock and temperature (the path timed right after cuBLAS ran 3-7% slower when
+  each path ran its replays alone). The N calls rotate over ``n_sets`` copies of (x, weight) whose
+  total exceeds 2x the L2 size, so each call reads its weight and activations from HBM as in
+  inference. (Rotation, not a flush: a flush kernel between
   calls would sit inside the timed graph.) At most ``--max-sets`` copies; the ``rot_MB`` column
   shows the working set, below 2x L2 for the smallest weights. If capture fails, CUDA events
   around an eager loop of the same calls (``method=events``, host overhead included).
@@ -443,18 +444,29 @@ class Clock:
         reps = max(MIN_REPS, min(reps, int(max_s / max(est, 1e-9))))
         return Prepared(lambda j: call(j % n_sets), call, 1, n_sets, reps, first, est, self.method)
 
+    def _time_one(self, p: Prepared, j: int) -> Callable[[], float]:
+        """Run repetition j of p; returns what gives its seconds once the device is synced."""
+        t0 = time.perf_counter()
+        p.run(j)
+        seconds = time.perf_counter() - t0
+        return lambda: seconds
+
+    def _mhz(self, t0: float, t1: float) -> float:
+        return math.nan
+
     def time_group(self, preps: list) -> tuple[list, float]:
         """Per-call seconds of every repetition of each prepared path, the paths taking turns
         repetition by repetition (so each sees the same clock and temperature), and the median SM
         clock meanwhile."""
-        per = [[] for _ in preps]
+        pending = [[] for _ in preps]
+        t0 = time.perf_counter()
         for j in range(max((p.reps for p in preps), default=0)):
-            for p, out in zip(preps, per):
+            for p, out in zip(preps, pending):
                 if j < p.reps:
-                    t0 = time.perf_counter()
-                    p.run(j)
-                    out.append((time.perf_counter() - t0) / p.calls)
-        return per, math.nan
+                    out.append(self._time_one(p, j))
+        self.sync()
+        mhz = self._mhz(t0, time.perf_counter())
+        return [[seconds() / p.calls for seconds in out] for p, out in zip(preps, pending)], mhz
 
     def measure_group(self, items: list, reps: int, max_s: float) -> list:
         """Timing (or the exception it raised) of each (call, n_sets) in `items`, timed in turns."""
@@ -535,20 +547,15 @@ class CudaClock(Clock):
         reps = max(MIN_REPS, min(reps, int(max_s / max(time.perf_counter() - t0, 1e-9))))
         return Prepared(run, call, n, n_sets, reps, first, est, method)
 
-    def time_group(self, preps: list) -> tuple[list, float]:
-        events = [[] for _ in preps]
-        t0 = time.perf_counter()
-        for j in range(max((p.reps for p in preps), default=0)):
-            for p, out in zip(preps, events):
-                if j < p.reps:
-                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    start.record()
-                    p.run(j)
-                    end.record()
-                    out.append((start, end))
-        self.sync()
-        mhz = self.monitor.median(t0, time.perf_counter()) if self.monitor is not None else math.nan
-        return [[a.elapsed_time(b) * 1e-3 / p.calls for a, b in ev] for p, ev in zip(preps, events)], mhz
+    def _time_one(self, p: Prepared, j: int) -> Callable[[], float]:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        p.run(j)
+        end.record()
+        return lambda: start.elapsed_time(end) * 1e-3
+
+    def _mhz(self, t0: float, t1: float) -> float:
+        return self.monitor.median(t0, t1) if self.monitor is not None else math.nan
 
 
 def make_clock(device: torch.device) -> Clock:
@@ -1451,8 +1458,7 @@ def main(argv=None) -> int:
         print(f"vnmsparse bench spmm: unknown path(s) {sorted(unknown)}; available: cslt, {', '.join(paths)}", file=sys.stderr)
         return 2
     args.path_set = wanted
-    # --paths also sets the order the paths run in at each config (a path timed right after dense
-    # can run at a lower clock than the next: swapping the order shows it)
+    # --paths also sets the order of the paths' turns at each config
     paths = {k: paths[k] for k in (given or paths) if k in paths and k in wanted}
     if args.dry_run:
         return _dry_run(args, shapes, patterns, len(paths))
