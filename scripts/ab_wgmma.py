@@ -6,6 +6,7 @@
   python scripts/ab_wgmma.py VNM_MMA_WS_LOOKAHEAD=2,4 --path mma_sp_ws
   python scripts/ab_wgmma.py RASTER_ROWS=0,12 --define TILE=wg128x256s6r1p --shapes 11008x4096x8192:2:4
   python scripts/ab_wgmma.py PATH=auto,wgmma_sp,auto,wgmma_sp   (vnmsparse.spmm against the kernel it picks)
+  python scripts/ab_wgmma.py SPLITS=0,1,2,3 --shapes 11008x4096x64:128:2:8   (K splits of the wgmma.sp path; 0: its own choice)
 
 Each value is compiled as its own module (spmm_wgmma_sp.DEFINES), checked against fp32, and timed
 as a CUDA graph of back-to-back calls over 3 rotating (x, weight) sets (median of 20 replays).
@@ -37,6 +38,7 @@ def case(spec, gen):
 
 PATH = "wgmma_sp"
 TILE = None  # knob TILE=name,name (e.g. wg128x256s5,wg256x128s10r2): tiles of W.ALL_TILES
+SPLITS = None  # knob SPLITS=0,1,2 (0: the path's own choice)
 
 
 def run(sets, r, k, cfg, i):
@@ -45,9 +47,9 @@ def run(sets, r, k, cfg, i):
         return vs.spmm(x, vw)
     if PATH == "wgmma_sp":
         layout = K.layout_of(vw) if TILE is not None and not TILE.a_regs else W.layout_of(vw)
-        return W.spmm_sm90a(x, *layout, None, r, k, cfg.v, cfg.m, tile=TILE)
+        return W.spmm_sm90a(x, *layout, None, r, k, cfg.v, cfg.m, tile=TILE, splits=SPLITS)
     tile = K.ws_tile(cfg.v, cfg.m) if PATH == "mma_sp_ws" else None
-    return K.spmm_sm80(x, *K.layout_of(vw), None, r, k, cfg.v, cfg.m, tile=tile)
+    return K.spmm_sm80(x, *K.layout_of(vw), None, r, k, cfg.v, cfg.m, tile=tile, splits=SPLITS)
 
 
 def set_switch(mod, name, value):
@@ -83,7 +85,7 @@ def main():
     ap.add_argument("--define", action="append", default=[], help="MACRO=v held fixed in every run")
     ap.add_argument("--path", default="wgmma_sp", choices=("wgmma_sp", "mma_sp", "mma_sp_ws", "auto"))
     args = ap.parse_args()
-    global PATH, TILE
+    global PATH, TILE, SPLITS
     PATH = args.path
     mod = W if PATH == "wgmma_sp" else K
     macro, values = args.knob.split("=")
@@ -99,6 +101,8 @@ def main():
     for value in values.split(","):
         if macro == "PATH":
             PATH = value
+        elif macro == "SPLITS":
+            SPLITS = int(value) or None
         elif macro == "TILE":
             TILE = tiles[value]
             mod.DEFINES = fixed

@@ -23,6 +23,8 @@ CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (130, 4000, 5, "64:2:8", torch.float16, True, 3),
     (701, 999, 33, "64:2:8", torch.bfloat16, True, None),  # decode: 32-token tile, R % 4 != 0
     (1000, 2048, 64, "64:2:16", torch.float16, False, None),  # decode: 64-token tile, clustered splits
+    (300, 8200, 3, "2:4", torch.bfloat16, True, None),  # decode: each CTA's steps pass through the A ring
+    (256, 16400, 2, "128:2:8", torch.float16, False, None),  # decode ring, 128-row tiles
 ]
 
 ap = argparse.ArgumentParser()

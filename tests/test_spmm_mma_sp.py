@@ -196,9 +196,7 @@ def test_decode_plan(monkeypatch, fake_sm90):
     assert K.decode_plan(dev, 1, 4096, 32, 64, 8)[2:] == (8, 4)  # 64 row tiles: 8 splits of 4 steps
     assert K.decode_preferred(dev, 1, 4096, 4096, 64, 8) and K.decode_preferred(dev, 8, 4096, 4096, 64, 8)
     assert not K.decode_preferred(dev, 9, 4096, 4096, 64, 8)  # past DECODE_DEFAULT_MAX_TOKENS
-    assert K.decode_preferred(dev, 16, 4096, 4096, 128, 8) and K.decode_preferred(dev, 16, 4096, 4096, 128, 16)
-    assert not K.decode_preferred(dev, 17, 4096, 4096, 128, 8)  # past DECODE_WIDE_MAX_TOKENS
-    assert not K.decode_preferred(dev, 16, 4096, 4096, 128, 32)  # wide token tiles: M <= 16 only
+    assert not K.decode_preferred(dev, 16, 4096, 4096, 128, 8)
     assert not K.decode_preferred(dev, 8, 4096, 4096, 64, 64)  # X slice > 2x the weight bytes
     assert not K.decode_preferred(dev, 1, 4096, 8 * K.DECODE_MAX_STEPS * K.KS * 4 + 4, 64, 4)  # no plan
     monkeypatch.setenv("VNM_DECODE", "0")
@@ -392,18 +390,13 @@ def test_bad_inputs_on_gpu():
 
 def test_decode_route_for_2_4(fake_sm90, monkeypatch):
     """Plain 2:4 at 1-8 tokens takes the decode kernel (v34: at every LLaMA-7B and BERT shape)."""
-    import types
-
-    import vnmsparse.kernels as kernels
-
     monkeypatch.setattr(K, "_sms", lambda index: 132)
-    dev, cfg = torch.device("cuda", 0), vs.VNMConfig.parse("2:4")
+    dev = torch.device("cuda", 0)
     for shape in ((4096, 4096), (11008, 4096), (1024, 4096), (4096, 11008)):
-        vw = types.SimpleNamespace(cfg=cfg, shape=shape)
-        assert kernels._decode_2_4(dev, 1, vw) and kernels._decode_2_4(dev, 8, vw), shape
-        assert not kernels._decode_2_4(dev, 9, vw)
+        assert K.decode_preferred(dev, 1, *shape, 64, 4) and K.decode_preferred(dev, 8, *shape, 64, 4), shape
+        assert not K.decode_preferred(dev, 9, *shape, 64, 4)
     monkeypatch.setenv("VNM_DECODE", "0")
-    assert not kernels._decode_2_4(dev, 1, types.SimpleNamespace(cfg=cfg, shape=(4096, 4096)))
+    assert not K.decode_preferred(dev, 1, 4096, 4096, 64, 4)
 
 
 def test_decode_plan_takes_the_fewest_waves_then_the_most_splits(monkeypatch, fake_sm90):

@@ -193,6 +193,9 @@ def test_split_choice():
     assert W.choose_splits(tile, 8, 4096, 256, 132) > 1  # decode: 32 CTAs for 132 SMs
     assert W.choose_splits(tile, 8, 4096, 3, 132) == 1
     assert W.choose_splits(W.TILE_TABLE[(128, 256)], 8192, 4096, 256, 132) == 1
+    assert W.choose_splits(tile, 64, 4096, 172, 132) == 4  # 32 row tiles: 4 splits make one wave
+    assert W.choose_splits(tile, 64, 11008, 64, 132) == 1  # 86 row tiles: a second wave costs more
+    assert W.choose_splits(W.TILE_TABLE[(64, 64)], 64, 4096, 64, 132) == 4  # 2 CTAs per SM
 
 
 @pytest.mark.parametrize("v,m,r,k", [(64, 4, 130, 67), (64, 8, 64, 1000), (128, 10, 260, 371), (128, 128, 300, 4000),
@@ -473,15 +476,16 @@ def test_layout_for_every_token_count_is_the_shared_one(monkeypatch):
 @pytest.mark.gpu
 @needs_sm90a
 def test_op_routes_by_pattern_and_tokens(monkeypatch):
-    """vnmsparse.spmm on sm_90a: 2:4 takes the decode kernel's layout up to 4 tokens (short K) and
-    the wgmma.sp one otherwise, V:2:8 the decode kernel's up to 8 tokens, the as-2:4 layout from
-    AS_2_4_MIN_TOKENS on (not with VNM_AS_2_4=0), V:2:16 the gathered one; results stay right."""
+    """vnmsparse.spmm on sm_90a: 2:4 and V:2:8 take the decode kernel's layout up to 8 tokens and
+    the wgmma.sp one past that, V:2:8 the as-2:4 layout from AS_2_4_MIN_TOKENS on (not with
+    VNM_AS_2_4=0), V:2:16 the gathered one; results stay right."""
     import vnmsparse.kernels as kernels
 
     gen = torch.Generator().manual_seed(5)
     for pattern, t, want in (("2:4", 1, spmm_mma_sp.LAYOUT_DECODE), ("2:4", 4, spmm_mma_sp.LAYOUT_DECODE),
-                             ("2:4", 8, W.LAYOUT), ("2:4", 300, W.LAYOUT), ("64:2:8", 1, spmm_mma_sp.LAYOUT_DECODE),
-                             ("64:2:8", 8, spmm_mma_sp.LAYOUT_DECODE), ("64:2:8", 16, spmm_mma_sp.LAYOUT),
+                             ("2:4", 8, spmm_mma_sp.LAYOUT_DECODE), ("2:4", 9, W.LAYOUT), ("2:4", 300, W.LAYOUT),
+                             ("64:2:8", 1, spmm_mma_sp.LAYOUT_DECODE), ("64:2:8", 8, spmm_mma_sp.LAYOUT_DECODE),
+                             ("64:2:8", 16, W.LAYOUT),
                              ("64:2:8", 100, W.LAYOUT), ("64:2:8", 300, W.LAYOUT_AS_2_4),
                              ("64:2:16", 300, W.LAYOUT)):
         for disable in (False, True):

@@ -28,13 +28,6 @@ ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.canonical_from_layout
 ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT_AS_2_4] = spmm_wgmma_sp.spmm_sm90a_as_2_4
 ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT_AS_2_4] = spmm_wgmma_sp.canonical_from_layout_as_2_4
 
-# Below this many tokens the cp.async mma.sp kernel (split-K over all SMs) beats the wgmma.sp
-# kernel on an H200 (v7 quick grid, wgmma time / mma.sp time per pattern, geomean over shapes:
-# T = 16: mma.sp faster at every pattern (0.77-0.92); T = 64: wgmma.sp faster or equal (0.98-1.28)).
-# T = 17..63 is not measured; 33 splits the gap.
-WGMMA_MIN_TOKENS = 33
-
-
 @functools.lru_cache(maxsize=None)
 def _best_kernel(device_index: int) -> int:
     """0: none (reference), 1: cp.async mma.sp kernel, 3: wgmma.sp kernel (sm_90a) for prefill."""
@@ -82,18 +75,6 @@ def _as_2_4(x, vw, tokens: int) -> bool:
     return _tma_readable(x)
 
 
-# Plain 2:4 at 1-8 tokens runs the one-launch decode kernel. Before its ring of A slots (v34) only
-# where a CTA met at most 16 K steps (grid v24c, T = 1: BERT FFN2 4.8 vs 7.8 us on wgmma.sp, down
-# 36.5 vs 26.1); with it, v34 at T = 1: down 16.6, gate/up 16.4, q/k/v/o 9.0, BERT FFN2 5.7 us
-# (wgmma.sp 26.0 / 27.4 / 13.8 / 7.8). Like every decode route it keeps a second weight image
-# (VNM_DECODE=0 turns it off).
-DECODE_2_4_MAX_TOKENS = 8
-
-
-def _decode_2_4(device, tokens: int, vw) -> bool:
-    return tokens <= DECODE_2_4_MAX_TOKENS and spmm_mma_sp.decode_preferred(device, tokens, *vw.shape, vw.cfg.v, 4)
-
-
 def _select(x, vw, bias):
     """(layout, operands) for x, or with x None the layout that serves every token count (what
     VNMLinear keeps for compiled graphs and autograd): the shared image, never a per-T one."""
@@ -109,13 +90,12 @@ def _select(x, vw, bias):
         tokens = x.numel() // max(1, x.shape[-1])
         if _as_2_4(x, vw, tokens):
             return spmm_wgmma_sp.LAYOUT_AS_2_4, spmm_wgmma_sp.layout_as_2_4(vw)
-        if vw.cfg.m == 4 and _decode_2_4(x.device, tokens, vw):
-            return spmm_mma_sp.LAYOUT_DECODE, spmm_mma_sp.layout_of(vw, True)
-        # m = 4 with a TMA-readable X: the wgmma.sp kernel beats mma.sp at every T (v9 quick grid)
-        if (vw.cfg.m == 4 and _tma_readable(x)) or tokens >= WGMMA_MIN_TOKENS:
-            return spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.layout_of(vw)
+        # 1-8 tokens: the one-launch decode kernel (2:4 too since its ring of A slots, v34-v35);
+        # past that the wgmma.sp kernel at every T, K split within one wave (v37 grid, T = 16-32:
+        # 1.27-2.13x vs 1.18-2.06x on the cp.async kernel, 0.97-2.05x on the decode kernel).
         if spmm_mma_sp.decode_preferred(x.device, tokens, *vw.shape, vw.cfg.v, vw.cfg.m):
             return spmm_mma_sp.LAYOUT_DECODE, spmm_mma_sp.layout_of(vw, True)
+        return spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.layout_of(vw)
     return spmm_mma_sp.LAYOUT, spmm_mma_sp.layout_of(vw)
 
 
@@ -180,14 +160,12 @@ def available_paths() -> list[tuple[str, bool, str]]:
         arch = "".join(map(str, torch.cuda.get_device_capability(i)))
         rows.append((f"mma.sp kernel, cp.async (sm_80+) on {dev} (sm_{arch})", ok_dev, why_dev))
         rows.append((f"mma.sp one-launch decode kernel (T <= {spmm_mma_sp.DECODE_MAX_TOKENS}, clusters; the default "
-                     f"for V:2:M, M > 4, at T <= {spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS} ({spmm_mma_sp.DECODE_WIDE_MAX_TOKENS} at "
-                     f"V % 128 == 0, M <= 16) and 2:4 at T <= {DECODE_2_4_MAX_TOKENS} unless VNM_DECODE=0; "
+                     f"at T <= {spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS} unless VNM_DECODE=0; "
                      f"the mma_sp_decode path) on {dev}",
                      *spmm_mma_sp.decode_supported(dev)))
         ok_bulk, why_bulk = spmm_mma_sp.supported(dev, bulk=True)
         rows.append((f"mma.sp kernel, bulk copies (sm_90) on {dev}", ok_bulk, why_bulk))
         ok_wg, why_wg = spmm_wgmma_sp.supported(dev)
-        rows.append((f"wgmma.sp kernel (sm_90a; the default there: 2:4 past {DECODE_2_4_MAX_TOKENS} tokens, "
-                     f"V:2:8 as 2:4 from T = "
-                     f"{AS_2_4_MIN_TOKENS}, otherwise T >= {WGMMA_MIN_TOKENS}) on {dev}", ok_wg, why_wg))
+        rows.append((f"wgmma.sp kernel (sm_90a; the default there past the decode kernel's tokens, "
+                     f"V:2:8 as 2:4 from T = {AS_2_4_MIN_TOKENS}) on {dev}", ok_wg, why_wg))
     return rows

@@ -117,12 +117,19 @@ def choose_tile(ntok: int, v: int, bulk: bool = False) -> TileConfig:
     return TILE_TABLE[bulk][(row_tile(v), regime)]
 
 
+def splits_for(ctas: int, steps: int, wave: int) -> int:
+    """K splits for a grid of `ctas` CTAs when it cannot fill the GPU (decode): as many as keep
+    the grid within one wave of `wave` CTAs, each split >= 2 steps. Not further: each split
+    writes, and the reduction reads, a [T, R] fp32 partial, and a second wave pays the pipeline
+    fill again (v37 on the H200, wgmma.sp at T = 64: LLaMA gate/up 128:2:8 16.1 us unsplit
+    against 22.5 with ~2 CTAs per SM, 128:2:32 6.5 against 14.7; down, 32 row tiles: 4 splits
+    17.7 us against 21.6)."""
+    return max(1, min(wave // ctas, steps // 2, 32)) if steps >= 4 else 1
+
+
 def choose_splits(tile: TileConfig, ntok: int, rows: int, steps: int, sms: int) -> int:
-    """Split K when the grid cannot fill the GPU (decode): aim for ~2 CTAs per SM, >= 2 steps each."""
-    ctas = -(-rows // tile.bm) * -(-ntok // tile.bn)
-    if ctas >= sms or steps < 4:
-        return 1
-    return max(1, min(-(-2 * sms // ctas), steps // 2, 32))
+    """K splits of a cp.async tile: a wave is 2 CTAs per SM (these tiles fit at least 2)."""
+    return splits_for(-(-rows // tile.bm) * -(-ntok // tile.bn), steps, 2 * sms)
 
 
 # --------------------------------------------------------------------------------------------
@@ -325,15 +332,12 @@ DECODE_ONE_WAVE = True  # v33: splits chosen by waves of clusters (False: v13's 
 # gate/up 128:2:8 15.8 / 11.4 / 10.6, down 128:2:8 21.1 / 11.7 / 11.5 (results/ab_decode_h200_v34.txt).
 DECODE_RING = 2
 # Where vnmsparse.spmm runs it on sm_90 (kernels._select, decode_preferred; VNM_DECODE=0 turns
-# it off): up to this many tokens. v13 quick grid (H200, geomean over 4 shapes, speed-up over cuBLAS, decode kernel vs the
-# three-launch cp.async path): T = 1 64:2:8 1.61 vs 1.18, 128:2:32 3.54 vs 2.17; T = 16 about
-# even (1.05-2.27 vs 1.17-3.04); T >= 32 slower: every CTA reads its whole X slice, T x m / (2 BM)
-# times the weight bytes it streams. The "mma_sp_decode" path runs it at any T <= 64.
+# it off): up to this many tokens. Grid v37d (H200, geomean over 4 shapes, speed-up over cuBLAS,
+# decode kernel vs wgmma.sp with K split within one wave): T = 8 1.24-2.54 vs 1.10-2.15 (2:4 ...
+# 128:2:32); T = 16 0.97-2.05 vs 1.15-2.13 (128:2:8 and 128:2:16 even); T >= 24 slower: every
+# CTA reads its whole X slice, T x m / (2 BM) times the weight bytes it streams. The
+# "mma_sp_decode" path runs it at any T <= 64.
 DECODE_DEFAULT_MAX_TOKENS = 8
-# ... and up to this many with 128-row tiles at M <= 16 (grid v35, with the ring, T = 16, decode vs
-# what `auto` ran, BERT FFN2 / q/k/v/o / gate/up / down: 128:2:8 6.6 / 10.7 / 16.9 / 17.4 vs
-# 7.6 / 11.9 / 20.5 / 22.2 us, 128:2:16 -10%; V = 64 and M >= 32 even or slower).
-DECODE_WIDE_MAX_TOKENS = 16
 
 
 def _decode_warp_tile(bm: int, bn: int) -> tuple[int, int]:
@@ -435,12 +439,11 @@ def layout_steps(k: int, m: int) -> int:
 
 def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int, m: int) -> bool:
     """Whether vnmsparse.spmm runs the decode kernel (sm_90): 1 to DECODE_DEFAULT_MAX_TOKENS
-    tokens (DECODE_WIDE_MAX_TOKENS with 128-row tiles at M <= 16), an X slice per CTA at most twice
+    tokens, an X slice per CTA at most twice
     the weight bytes it meets (T x m <= 4 x BM), and a plan (no fallback to the slower bulk kernel).
     VNM_DECODE=0 turns the route off: the kernel reads its own weight image (the "sm90" layout, the
     compact bytes once more), which a model that also runs prefill holds beside the sm80 one."""
-    wide = ntok <= DECODE_WIDE_MAX_TOKENS and row_tile(v) == 128 and m <= 16
-    if not (1 <= ntok <= DECODE_DEFAULT_MAX_TOKENS or wide) or ntok * m > 4 * row_tile(v):
+    if not 1 <= ntok <= DECODE_DEFAULT_MAX_TOKENS or ntok * m > 4 * row_tile(v):
         return False
     if os.environ.get("VNM_DECODE", "1").strip() == "0":
         return False

@@ -197,11 +197,10 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8) -> WgT
 
 
 def choose_splits(tile: WgTile, ntok: int, rows: int, steps: int, sms: int) -> int:
-    """Split K when the grid cannot fill the GPU (decode): aim for ~2 CTAs per SM, >= 2 steps each."""
-    ctas = -(-rows // tile.bm) * -(-ntok // tile.bn)
-    if ctas >= sms or steps < 4 or not tile.splittable:
+    """K splits of a wgmma.sp tile (the bn = 64 decode tiles only), within one wave of its CTAs."""
+    if not tile.splittable:
         return 1
-    return max(1, min(-(-2 * sms // ctas), steps // 2, 32))
+    return spmm_mma_sp.splits_for(tile.row_tiles(rows) * -(-ntok // tile.bn), steps, sms * tile.ctas_per_sm)
 
 
 # --------------------------------------------------------------------------------------------

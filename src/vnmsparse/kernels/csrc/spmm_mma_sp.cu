@@ -528,6 +528,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
   for (int ni = 0; ni < NTILES; ++ni)
     xrow[ni] = reinterpret_cast<const u16*>(xs + min(wn * WN + 8 * ni + gid, ntok - 1) * xp);
+  int slot = 0, phase = 0;  // step s's slot s % slots and its pass's parity, advanced without a division
   for (int s = 0; s < nsteps; ++s) {
     // Slice columns of this lane's B elements: k-row 32 ks + 8 j + 2 tig + e is slot 2 (tig & 1) + e
     // of the CTA's local group g = s KS + 8 ks + 2 j + tig / 2, column g m + offset (c0 cancels).
@@ -541,8 +542,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
         for (int e = 0; e < 2; ++e) col[ks][j][e] = g * m + static_cast<int>((w >> (8 * (2 * (tig & 1) + e))) & 0xffu);
       }
-    const int slot = s % slots;
-    mbar_wait(&bars[slot], (s / slots) & 1);
+    mbar_wait(&bars[slot], phase);
     mma_stage_frags<T, WM, WN>(acc, reinterpret_cast<const T*>(smem + slot * Plan::A), sM + s * Plan::M, wm, lane,
                                [&](int ks, int ni, u32 (&bf)[4]) {
 #pragma unroll
@@ -557,6 +557,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
         bulk_copy(smem + slot * Plan::A, values_t + (first + s + slots) * (Plan::A / 2), Plan::A, &bars[slot]);
       }
     }
+    if (++slot == slots) slot = 0, phase ^= 1;
   }
   __syncthreads();  // every warp is done with A and the slice: the base takes the output tile
 
