@@ -1,8 +1,8 @@
 """A few representative SpMM launches for compute-sanitizer (memcheck / racecheck / synccheck).
 
-Run: compute-sanitizer --tool memcheck python scripts/sanitize_spmm.py [--tiles p,c2,c4]
+Run: compute-sanitizer --tool memcheck python scripts/sanitize_spmm.py [--tiles p,c2,c4 | --split-only]
 (--tiles: only the wgmma.sp tiles whose names end with one of these suffixes, so that racecheck's
-100 displayed hazards are theirs.)
+100 displayed hazards are theirs; --split-only: only the wgmma.sp decode tiles with K splits.)
 """
 import argparse
 
@@ -29,7 +29,10 @@ CASES = [  # (R, K, T, pattern, dtype, bias, splits)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--tiles", default="", help="comma-separated tile-name suffixes: run only those tiles")
-ONLY = tuple(filter(None, ap.parse_args().tiles.split(",")))
+ap.add_argument("--split-only", action="store_true",
+                help="only the wgmma.sp decode tiles with K splits, 3 where a case has none")
+ARGS = ap.parse_args()
+ONLY = tuple(filter(None, ARGS.tiles.split(",")))
 gen = torch.Generator().manual_seed(0)
 worst = 0.0
 
@@ -48,6 +51,10 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     x = torch.randn(t, k, generator=gen).to(dtype).cuda()
     b = torch.randn(r, generator=gen).to(dtype).cuda() if bias else None
     ref = x.float() @ w.float().t() + (b.float() if bias else 0)
+    if ARGS.split_only:
+        if t <= 64 and W.supported(torch.device("cuda"))[0] and W.row_tile(cfg.v, cfg.m):
+            check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits or 3), f"wgmma splits={splits or 3}")
+        continue
     for bulk in (False, True) if K.supported(torch.device("cuda"), bulk=True)[0] and not ONLY else ():
         launch = K.spmm_sm90 if bulk else K.spmm_sm80
         check(launch(x, *K.layout_of(vw, bulk), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} bulk={bulk}")

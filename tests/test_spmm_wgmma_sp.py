@@ -537,12 +537,14 @@ def test_x_by_tma_needs_plain_2_4_and_aligned_rows():
 
 @pytest.mark.gpu
 @needs_sm90a
-@pytest.mark.parametrize("splits", [2, 3, 7])
+@pytest.mark.parametrize("splits", [2, 3, 7, 12])
 def test_split_k(splits):
     gen = torch.Generator().manual_seed(splits)
     run_case(515, 2048 + 5, 9, 64, 8, torch.float16, True, gen, splits=splits)
     run_case(512, 4096, 64, 128, 32, torch.bfloat16, False, gen, splits=splits)
     run_case(384, 4096, 1, 64, 16, torch.bfloat16, True, gen, splits=splits)
+    run_case(130, 4096, 100, 64, 8, torch.bfloat16, True, gen, splits=splits,
+             tile=W.TILE_TABLE[(64, 64)])  # two token tiles, the last ragged
 
 
 @pytest.mark.gpu
