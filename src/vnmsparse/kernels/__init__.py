@@ -30,7 +30,7 @@ ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT_AS_2_4] = spmm_wgmma_sp.canonical_from_
 
 @functools.lru_cache(maxsize=None)
 def _best_kernel(device_index: int) -> int:
-    """0: none (reference), 1: cp.async mma.sp kernel, 3: wgmma.sp kernel (sm_90a) for prefill."""
+    """0: none (reference), 1: cp.async mma.sp kernel, 3: wgmma.sp kernel (sm_90a) past the decode kernel's tokens."""
     device = torch.device("cuda", device_index)
     ok, why = spmm_mma_sp.supported(device)
     if not ok:
