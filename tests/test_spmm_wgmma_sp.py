@@ -456,9 +456,9 @@ def test_as_2_4_route_predicate(monkeypatch):
 
 
 def test_layout_for_every_token_count_is_the_shared_one(monkeypatch):
-    """With no x (what VNMLinear keeps for compiled graphs and autograd) the sm_90a selector gives
-    the shared image's layout, never a per-T one: not the decode kernel's image, which serves only
-    T <= 64, nor the as-2:4 one."""
+    """With no x (what VNMLinear keeps for compiled graphs) the sm_90a selector gives the wgmma.sp
+    kernel's layout (which serves every T; for V % 64 != 0 it is the cp.async kernel's), never a
+    per-T one: not the decode kernel's image, which serves only T <= 64, nor the as-2:4 one."""
     import types
 
     import vnmsparse.kernels as kernels
@@ -467,7 +467,8 @@ def test_layout_for_every_token_count_is_the_shared_one(monkeypatch):
     monkeypatch.setattr(spmm_mma_sp, "decode_preferred", lambda *a: True)
     monkeypatch.setattr(spmm_mma_sp, "layout_of", lambda vw, bulk=False: ("sm90 image" if bulk else "shared image",))
     monkeypatch.setattr(W, "layout_of", lambda vw: ("fragment image",))  # 2:4: the wgmma.sp kernel at every T
-    for pattern, want in (("64:2:8", (spmm_mma_sp.LAYOUT, ("shared image",))), ("64:2:4", (W.LAYOUT, ("fragment image",)))):
+    for pattern, want in (("64:2:8", (W.LAYOUT, ("fragment image",))), ("64:2:4", (W.LAYOUT, ("fragment image",))),
+                          ("128:2:32", (W.LAYOUT, ("fragment image",)))):
         vw = types.SimpleNamespace(device=torch.device("cuda", 0), dtype=torch.bfloat16,
                                    cfg=vs.VNMConfig.parse(pattern), shape=(4096, 4096))
         assert kernels._select(None, vw, None) == want, pattern

@@ -166,9 +166,9 @@ class VNMLinear(nn.Module):
         vw = VNMWeight._trusted(values, positions, columns, (self.out_features, self.in_features), self.cfg)
         layout, operands = "canonical", (values, positions, columns)
         if values.device.type == "cuda":
-            # The compact kernel layout that serves every token count (compiled graphs and autograd
-            # keep it), built ahead of the first call; eager calls choose theirs by token count in
-            # forward, from the same cache.
+            # The compact kernel layout that serves every token count (compiled graphs keep it),
+            # built ahead of the first call; eager calls, autograd included, choose theirs by
+            # token count in forward, from the same cache.
             layout, operands = ops.select_operands(None, vw)
         self._vw = vw
         self._kernel_layout = layout

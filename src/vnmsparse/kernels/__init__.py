@@ -77,14 +77,18 @@ def _as_2_4(x, vw, tokens: int) -> bool:
 
 def _select(x, vw, bias):
     """(layout, operands) for x, or with x None the layout that serves every token count (what
-    VNMLinear keeps for compiled graphs and autograd): the shared image, never a per-T one."""
+    VNMLinear keeps for compiled graphs): one image for every T, never a per-T one."""
     device, dtype = (vw.device, vw.dtype) if x is None else (x.device, x.dtype)
     if device.type != "cuda" or vw.dtype not in KERNEL_DTYPES or dtype != vw.dtype or vw.cfg.m > 256:
         return None  # the kernels keep column offsets in bytes: m <= 256
     kind = best_kernel(device.index if device.index is not None else torch.cuda.current_device())
     if kind == 0:
         return None
-    if kind == 3 and x is None and vw.cfg.m == 4:
+    # Every token count (compiled graphs): the wgmma.sp kernel, which since v37's splits beats the
+    # cp.async one at every T and pattern on the H200 (grid v37, geomean over 4 shapes, 64:2:8 ...
+    # 128:2:128: T <= 8 1.27-3.14x vs 1.16-3.08x, T = 16-64 1.22-2.92x vs 0.99-2.69x, T >= 2048
+    # 1.08-3.69x vs 0.51-3.16x); for V % 64 != 0 its layout is the cp.async kernel's, which it runs.
+    if kind == 3 and x is None:
         return spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.layout_of(vw)
     if kind == 3 and x is not None:
         tokens = x.numel() // max(1, x.shape[-1])
