@@ -5,8 +5,14 @@ export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 VNM_CACHE_DIR=${VNM_CACHE_DIR:-/tm
 OUT=${OUT:-/tmp/vnm_out}; mkdir -p "$OUT"
 SECONDS=0
 
+warm() {  # every kernel variant compiled in parallel (the device's cache is cold each session; tests
+  # compile one variant at a time: 103 tests took 300 s from a cold cache in gpu_v38.sh)
+  timeout "${1:-240}" python -m vnmsparse.cli cache warm --arch sm_90a 2>&1 | tail -1
+}
+
 gpu_tests() {  # gpu_tests LIMIT_S PYTEST_ARGS...: GPU-marked tests into gpu_tests.txt, a summary here
   local limit=$1; shift
+  warm
   timeout "$limit" python -m pytest -q -m gpu -p no:cacheprovider "$@" > "$OUT/gpu_tests.txt" 2>&1
   grep -E "^FAILED|^E  |passed|failed" "$OUT/gpu_tests.txt" | head -12; echo "tests took ${SECONDS}s"
 }
