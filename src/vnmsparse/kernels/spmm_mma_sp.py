@@ -439,10 +439,10 @@ def layout_steps(k: int, m: int) -> int:
 
 def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int, m: int) -> bool:
     """Whether vnmsparse.spmm runs the decode kernel (sm_90): 1 to DECODE_DEFAULT_MAX_TOKENS
-    tokens, an X slice per CTA at most twice
-    the weight bytes it meets (T x m <= 4 x BM), and a plan (no fallback to the slower bulk kernel).
-    VNM_DECODE=0 turns the route off: the kernel reads its own weight image (the "sm90" layout, the
-    compact bytes once more), which a model that also runs prefill holds beside the sm80 one."""
+    tokens, an X slice per CTA at most twice the weight bytes it meets (T x m <= 4 x BM), and a plan
+    (no fallback to the slower bulk kernel). VNM_DECODE=0 turns the route off: the kernel reads its
+    own weight image (the "sm90" layout, the compact bytes once more), which a model that also runs
+    prefill holds beside the fragment image."""
     if not 1 <= ntok <= DECODE_DEFAULT_MAX_TOKENS or ntok * m > 4 * row_tile(v):
         return False
     if os.environ.get("VNM_DECODE", "1").strip() == "0":

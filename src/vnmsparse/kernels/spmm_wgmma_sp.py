@@ -341,7 +341,7 @@ def _sms(device_index: int) -> int:
 # Persistent launches number their tiles in bands of this many row tiles (0: one band of all rows,
 # row tile fastest), so that the CTAs running at once need a band of A and a few token tiles of X
 # in L2 rather than all of A (LLaMA gate/up: 11008 x 4096, ~50 MB of weights, 0.73-0.80 of
-# cuSPARSELt in grid v24c against 0.86-0.90 for 4096 x 4096). Written, not yet measured (NOTES v27).
+# cuSPARSELt in grid v24c against 0.86-0.90 for 4096 x 4096). Measured within the noise (NOTES v27): off.
 RASTER_ROWS = 0
 
 # Compile-time knobs of the .cu (macro -> value) for experiments, e.g. scripts/ab_wgmma.py:
@@ -356,8 +356,8 @@ def _kernel(name: str, epi_tma: bool = False):
     return jit.get_kernel(SOURCE, name, params=_PARAMS, defines={**DEFINES, **({"VNM_WG_EPI_TMA": 1} if epi_tma else {})})
 
 
-# v29 (written; not yet measured): persistent launches write Y by TMA stores (where R % 8 == 0),
-# so that the stores leave while the consumers start the next tile. Off: A/B runs set it.
+# v29: persistent launches write Y by TMA stores (where R % 8 == 0), so that the stores leave
+# while the consumers start the next tile. Measured 6-15% slower (NOTES v29): off; A/B runs set it.
 EPI_TMA = False
 
 
