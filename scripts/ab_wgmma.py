@@ -7,6 +7,10 @@
   python scripts/ab_wgmma.py RASTER_ROWS=0,12 --define TILE=wg128x256s6r1p --shapes 11008x4096x8192:2:4
   python scripts/ab_wgmma.py PATH=auto,wgmma_sp,auto,wgmma_sp   (vnmsparse.spmm against the kernel it picks)
   python scripts/ab_wgmma.py SPLITS=0,1,2,3 --shapes 11008x4096x64:128:2:8   (K splits of the wgmma.sp path; 0: its own choice)
+  python scripts/ab_wgmma.py PDL=0,1,0,1 --path auto --between 1 --shapes 4096x4096x1:128:2:8   (jit's switches too)
+
+--between 1 puts a torch kernel that rewrites x before every call (as a model's norm does), so no
+call follows another vnmsparse kernel (programmatic dependent launch then has nothing to overlap).
 
 Each value is compiled as its own module (spmm_wgmma_sp.DEFINES), checked against fp32, and timed
 as a CUDA graph of back-to-back calls over 3 rotating (x, weight) sets (median of 20 replays).
@@ -18,6 +22,7 @@ import statistics
 import torch
 
 import vnmsparse as vs
+from vnmsparse.kernels import jit
 from vnmsparse.kernels import spmm_mma_sp as K
 from vnmsparse.kernels import spmm_wgmma_sp as W
 
@@ -37,12 +42,15 @@ def case(spec, gen):
 
 
 PATH = "wgmma_sp"
+BETWEEN = False  # --between 1: a torch kernel writes x before each call
 TILE = None  # knob TILE=name,name (e.g. wg128x256s5,wg256x128s10r2): tiles of W.ALL_TILES
 SPLITS = None  # knob SPLITS=0,1,2 (0: the path's own choice)
 
 
 def run(sets, r, k, cfg, i):
     x, _, vw = sets[i % len(sets)]
+    if BETWEEN:
+        x.mul_(1.0)
     if PATH == "auto":
         return vs.spmm(x, vw)
     if PATH == "wgmma_sp":
@@ -84,11 +92,14 @@ def main():
     ap.add_argument("--shapes", default=DEFAULT_SHAPES, help="RxKxT:V:2:M, comma-separated")
     ap.add_argument("--define", action="append", default=[], help="MACRO=v held fixed in every run")
     ap.add_argument("--path", default="wgmma_sp", choices=("wgmma_sp", "mma_sp", "mma_sp_ws", "auto"))
+    ap.add_argument("--between", type=int, default=0, help="1: a torch kernel rewrites x before each call")
     args = ap.parse_args()
-    global PATH, TILE, SPLITS
-    PATH = args.path
-    mod = W if PATH == "wgmma_sp" else K
+    global PATH, TILE, SPLITS, BETWEEN
+    PATH, BETWEEN = args.path, bool(args.between)
+    kernel_mod = W if PATH == "wgmma_sp" else K
+    owner = lambda name: jit if hasattr(jit, name) else kernel_mod  # whose host-side switch it is
     macro, values = args.knob.split("=")
+    mod = owner(macro)
     gen = torch.Generator(device="cuda").manual_seed(0)
     cases = [(s, *case(s, gen)) for s in args.shapes.split(",")]
     print(f"{'shape':32s} " + " ".join(f"{macro}={v:>4s}" for v in values.split(",")))
@@ -96,8 +107,8 @@ def main():
     tiles = {str(t): t for t in W.ALL_TILES}
     fixed = dict(d.split("=") for d in args.define)
     TILE = tiles[fixed.pop("TILE")] if "TILE" in fixed else None
-    for name in [n for n in fixed if hasattr(mod, n)]:  # host-side switches held fixed
-        set_switch(mod, name, fixed.pop(name))
+    for name in [n for n in fixed if hasattr(owner(n), n)]:  # host-side switches held fixed
+        set_switch(owner(name), name, fixed.pop(name))
     for value in values.split(","):
         if macro == "PATH":
             PATH = value
@@ -105,12 +116,12 @@ def main():
             SPLITS = int(value) or None
         elif macro == "TILE":
             TILE = tiles[value]
-            mod.DEFINES = fixed
+            kernel_mod.DEFINES = fixed
         elif hasattr(mod, macro):  # a host-side switch of the module (TMA_X_BY_DEFAULT=0,1; RASTER_ROWS=0,12)
             set_switch(mod, macro, value)
-            mod.DEFINES = fixed
+            kernel_mod.DEFINES = fixed
         else:
-            mod.DEFINES = {**fixed, macro: value}
+            kernel_mod.DEFINES = {**fixed, macro: value}
         for spec, r, k, t, cfg, sets in cases:
             x, w, _ = sets[0]
             ref = x.float() @ w.float().t()

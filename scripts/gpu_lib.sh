@@ -12,7 +12,7 @@ warm() {  # every kernel variant compiled in parallel (the device's cache is col
 
 gpu_tests() {  # gpu_tests LIMIT_S PYTEST_ARGS...: GPU-marked tests into gpu_tests.txt, a summary here
   local limit=$1; shift
-  warm
+  [ "${WARM:-1}" = 1 ] && warm
   timeout "$limit" python -m pytest -q -m gpu -p no:cacheprovider "$@" > "$OUT/gpu_tests.txt" 2>&1
   grep -E "^FAILED|^E  |passed|failed" "$OUT/gpu_tests.txt" | head -12; echo "tests took ${SECONDS}s"
 }

@@ -375,3 +375,20 @@ def test_cluster_launch_config_is_built_once_per_launch_shape():
     assert b is not a and int(b.hStream) == 7 and (a.gridDimZ, a.sharedMemBytes) == (8, 4096)
     with pytest.raises(ValueError, match="must divide"):
         jit.launch_config((64, 1, 6), (128, 1, 1), 0, 0, (1, 1, 4))
+
+
+@needs_nvrtc
+def test_launch_config_attributes_for_clusters_and_pdl():
+    """A launch config carries the cluster attribute only for a real cluster and the programmatic
+    stream serialization attribute only when asked (PDL)."""
+    from cuda.bindings import driver
+
+    ids = lambda c: [c.attrs[i].id for i in range(c.numAttrs)]
+    kinds = driver.CUlaunchAttributeID
+    assert ids(jit.launch_config((8, 1, 1), (128, 1, 1), 0, 0, (1, 1, 1), pdl=True)) == [
+        kinds.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION]
+    both = jit.launch_config((8, 1, 2), (128, 1, 1), 0, 0, (1, 1, 2), pdl=True)
+    assert ids(both) == [kinds.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                         kinds.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION]
+    assert both.attrs[1].value.programmaticStreamSerializationAllowed == 1
+    assert ids(jit.launch_config((8, 1, 2), (128, 1, 1), 0, 0, (1, 1, 2))) == [kinds.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION]

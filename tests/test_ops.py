@@ -311,6 +311,41 @@ def test_gpu_spmm_against_float64(dtype, spec, shape, batch):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("spec", ["2:4", "128:2:8"])
+@pytest.mark.parametrize("ntok", [1, 8, 40, 300])
+@pytest.mark.parametrize("graph", [False, True])
+def test_gpu_dependent_calls_see_their_inputs(spec, ntok, graph):
+    """A chain of calls, each reading what the one before wrote (eager and as a CUDA graph): with
+    programmatic dependent launch a kernel starts while its predecessor runs, so a read of X (or a
+    write of Y) before its grid_dependency_wait would show here as a wrong link."""
+    # weights / 32 (exact) keep the values in range link after link with no kernel in between
+    vws = [vs.pack(vs.unpack(random_weight(1024, 1024, spec, seed=i)) / 32, spec).to(torch.bfloat16).cuda()
+           for i in range(4)]
+    bias = torch.randn(1024, device="cuda").bfloat16()
+    x0 = torch.randn(ntok, 1024, device="cuda").bfloat16()
+
+    def chain():
+        xs = [x0]
+        for vw in vws:
+            xs.append(vs.spmm(xs[-1], vw, bias))
+        return xs
+
+    if graph:
+        chain()  # layouts built and kernels loaded outside the capture
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            xs = chain()
+        for x in xs[1:]:
+            x.fill_(float("nan"))
+        g.replay()
+    else:
+        xs = chain()
+    torch.cuda.synchronize()
+    for x, vw, y in zip(xs, vws, xs[1:]):
+        assert_close_to_float64(y.cpu(), x.cpu(), vw.cpu(), bias.cpu())
+
+
+@pytest.mark.gpu
 def test_gpu_spmm_device_mismatch():
     vw = random_weight(20, 13, "16:2:8", torch.float16)
     with pytest.raises(ValueError, match="move one with"):

@@ -64,6 +64,12 @@ PARAM_TYPES = {
 
 _ARCH_RE = re.compile(r"sm_\d{2,3}[af]?")
 
+# Programmatic dependent launch (sm_90+) for launches that ask for it (`pdl=True`: kernels that
+# call grid_dependency_wait, common.cuh, before touching anything an earlier kernel writes): the
+# kernel starts while the previous one in the stream finishes and prefetches its weights into L2
+# meanwhile. VNM_PDL=0 turns it off (read at import; A/B runs and tests set `jit.PDL`).
+PDL = os.environ.get("VNM_PDL", "1").strip() != "0"
+
 
 class JitUnavailableError(ImportError):
     """cuda-core, NVRTC or the CUDA headers are missing; the message says what to install."""
@@ -164,13 +170,18 @@ class Kernel:
         self._launch_kernel = driver.cuLaunchKernel
         self._launch_kernel_ex = driver.cuLaunchKernelEx
         self._success = driver.CUresult.CUDA_SUCCESS
+        self._pdl_arch = int(module.arch[3:].rstrip("af")) >= 90
 
-    def launch(self, grid, block, args: Sequence, *, shared_mem: int = 0, stream=None, cluster=None) -> None:
+    def launch(self, grid, block, args: Sequence, *, shared_mem: int = 0, stream=None, cluster=None,
+               pdl: bool = False) -> None:
         """Launch on ``stream`` (a ``torch.cuda.Stream`` or raw handle), default torch's current stream.
 
         ``grid``/``block`` are an int or a tuple of up to 3 ints; ``args`` follow
         the ``params`` given at load (tensors for ``ptr``, Python numbers otherwise). ``cluster``
-        (sm_90+): thread-block cluster dimensions, which must divide the grid's.
+        (sm_90+): thread-block cluster dimensions, which must divide the grid's. ``pdl``: a
+        programmatic dependent launch where the kernel's arch has it and :data:`PDL` is on; only
+        for kernels that wait for the previous grid (``grid_dependency_wait``) before reading or
+        writing anything an earlier kernel may touch.
         """
         if len(args) != len(self._converters):
             raise TypeError(f"{self.name} takes {len(self._converters)} arguments {self.params}, got {len(args)}")
@@ -184,8 +195,10 @@ class Kernel:
             stream = getattr(stream, "cuda_stream", stream)
         gx, gy, gz = _dim3(grid)
         bx, by, bz = _dim3(block)
-        if cluster is not None and _dim3(cluster) != (1, 1, 1):
-            config = _cached_launch_config((gx, gy, gz), (bx, by, bz), shared_mem, int(stream), _dim3(cluster))
+        cluster = (1, 1, 1) if cluster is None else _dim3(cluster)
+        pdl = pdl and PDL and self._pdl_arch
+        if pdl or cluster != (1, 1, 1):
+            config = _cached_launch_config((gx, gy, gz), (bx, by, bz), shared_mem, int(stream), cluster, pdl)
             (err,) = self._launch_kernel_ex(config, self._function, ctypes.addressof(pointers), 0)
         else:
             (err,) = self._launch_kernel(
@@ -704,23 +717,30 @@ def _frozen(mapping) -> tuple:
     return tuple(sorted(mapping.items())) if mapping else ()
 
 
-def launch_config(grid: tuple, block: tuple, shared_mem: int, stream, cluster: tuple):
-    """The CUlaunchConfig of a cluster launch (cuLaunchKernelEx): grid, block, dynamic shared
-    memory, stream handle and the cluster-dimension attribute. Host-only work."""
+def launch_config(grid: tuple, block: tuple, shared_mem: int, stream, cluster: tuple, pdl: bool = False):
+    """The CUlaunchConfig of cuLaunchKernelEx: grid, block, dynamic shared memory, stream handle,
+    the cluster-dimension attribute (unless (1, 1, 1)) and the programmatic-stream-serialization
+    one if ``pdl``. Host-only work."""
     from cuda.bindings import driver
 
     if any(g % c for g, c in zip(grid, cluster)):
         raise ValueError(f"cluster {cluster} must divide the grid {grid}")
-    attr = driver.CUlaunchAttribute()
-    attr.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-    attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cluster
+    attrs = []
+    if tuple(cluster) != (1, 1, 1):
+        attrs.append(driver.CUlaunchAttribute())
+        attrs[-1].id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        attrs[-1].value.clusterDim.x, attrs[-1].value.clusterDim.y, attrs[-1].value.clusterDim.z = cluster
+    if pdl:
+        attrs.append(driver.CUlaunchAttribute())
+        attrs[-1].id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+        attrs[-1].value.programmaticStreamSerializationAllowed = 1
     config = driver.CUlaunchConfig()
     config.gridDimX, config.gridDimY, config.gridDimZ = grid
     config.blockDimX, config.blockDimY, config.blockDimZ = block
     config.sharedMemBytes = shared_mem
     config.hStream = driver.CUstream(int(stream))
-    config.attrs = [attr]
-    config.numAttrs = 1
+    config.attrs = attrs
+    config.numAttrs = len(attrs)
     return config
 
 

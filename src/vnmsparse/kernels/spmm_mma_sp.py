@@ -238,7 +238,7 @@ def feature_major(x2: torch.Tensor):
     wide = TRANSPOSE16 and k % 8 == 0 and x2.stride(0) % 8 == 0 and x2.data_ptr() % 16 == 0
     name = f"vnm::{'transpose_pad16' if wide else 'transpose_pad'}<{_CTYPE[x2.dtype]}>"
     jit.get_kernel(SOURCE, name, params=("ptr", "ptr", "i32", "i32", "i32", "i32")).launch(
-        grid, (256, 1, 1), (x2, xt, ntok, k, x2.stride(0), ldxt)
+        grid, (256, 1, 1), (x2, xt, ntok, k, x2.stride(0), ldxt), pdl=True
     )
     return xt, ldxt, ldxt
 
@@ -459,7 +459,7 @@ def _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan) -> None:
         (-(-r // bm), 1, splits), ((bm // wm) * (bn // wn) * 32, 1, 1),
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
          per * KS * m, decode_ring(per)),
-        shared_mem=decode_smem_bytes(bm, bn, per, m), cluster=(1, 1, splits) if splits > 1 else None,
+        shared_mem=decode_smem_bytes(bm, bn, per, m), cluster=(1, 1, splits) if splits > 1 else None, pdl=True,
     )
 
 
@@ -483,7 +483,7 @@ def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> Non
     splits, ntok, r = partial.shape
     n = ntok * r
     jit.get_kernel(SOURCE, f"vnm::splitk_reduce<{_CTYPE[y.dtype]}>", params=("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
-        (min(-(-n // 256), 4 * sms), 1, 1), (256, 1, 1), (partial, bias, y, splits, ntok, r)
+        (min(-(-n // 256), 4 * sms), 1, 1), (256, 1, 1), (partial, bias, y, splits, ntok, r), pdl=True
     )
 
 

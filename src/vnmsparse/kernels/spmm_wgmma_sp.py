@@ -441,7 +441,7 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS,
          xmap, amap, ymap),
-        shared_mem=tile.smem_bytes, cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None,
+        shared_mem=tile.smem_bytes, cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
     )
     if partial is not None:
         spmm_mma_sp.reduce_splits(partial, bias, y, sms)

@@ -40,6 +40,19 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+// Programmatic dependent launch (sm_90; no-ops before). A kernel launched with the PDL
+// attribute (jit's `pdl=True`) may start while the previous kernel in the stream still runs:
+// before grid_dependency_wait() it may only touch what no earlier kernel writes (it only
+// prefetches its weights into L2: L2 is where the GPU's memory is coherent, so a prefetch can
+// never leave a stale copy); after it, everything earlier kernels wrote is visible. Triggering
+// after the wait keeps at most one launch waiting ahead (a chain would fill L2 with prefetches).
+__device__ __forceinline__ void grid_dependency_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ void ldmatrix_x4(u32 (&r)[4], const void* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])

@@ -489,9 +489,14 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const size_t first = static_cast<size_t>(blockIdx.x) * total_steps + kbeg;  // (tile, step) index
 
   if (tid == 0) {
+    // The CTA's whole share of the weight into L2 while an earlier kernel may still run (PDL)
+    bulk_prefetch_l2(values_t + first * (Plan::A / 2), nsteps * Plan::A);
+    bulk_prefetch_l2(meta_t + first * Plan::M, nsteps * Plan::M);
+    if (HAS_COLS) bulk_prefetch_l2(cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS, nsteps * KS * 4);
     for (int s = 0; s < slots; ++s) mbar_init(&bars[s], 1);
     mbar_init_fence();
   }
+  grid_dependency_wait();
   __syncthreads();
   if (tid == 0) {
     mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
@@ -740,6 +745,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + 32)
 template <typename T>
 __global__ void splitk_reduce(const float* __restrict__ partial, const T* __restrict__ bias, T* __restrict__ y,
                               int splits, int ntok, int R) {
+  grid_dependency_wait();
   const size_t n = static_cast<size_t>(ntok) * R;
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
@@ -754,6 +760,7 @@ __global__ void splitk_reduce(const float* __restrict__ partial, const T* __rest
 template <typename T>
 __global__ void __launch_bounds__(256)
     transpose_pad(const T* __restrict__ x, T* __restrict__ xt, int ntok, int K, int ldx_in, int ldxt) {
+  grid_dependency_wait();
   __shared__ T tile[64][64 + 2];
   const int t0 = blockIdx.x * 64, k0 = blockIdx.y * 64;
   const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;  // 32 x 8
@@ -787,6 +794,7 @@ __global__ void __launch_bounds__(256)
 template <typename T>
 __global__ void __launch_bounds__(256)
     transpose_pad16(const T* __restrict__ x, T* __restrict__ xt, int ntok, int K, int ldx_in, int ldxt) {
+  grid_dependency_wait();
   constexpr int P = 66;
   __shared__ __align__(16) T tile[64 * P];
   const int t0 = blockIdx.x * 64, k0 = blockIdx.y * 64;

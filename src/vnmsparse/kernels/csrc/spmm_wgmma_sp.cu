@@ -98,6 +98,10 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #endif
 
 constexpr int KS = 16;         // groups per pipeline stage
+// Steps of a CTA's first tile prefetched into L2 before it waits for the previous kernel (PDL):
+// a split's whole K range at decode sizes, a prefill tile's first stages only (all of them would
+// be the whole weight, flushing L2).
+constexpr int PDL_PREFETCH_STEPS = 16;
 constexpr int KROWS = 4 * KS;  // gathered X^T rows per stage
 constexpr u32 IDENTITY_COLUMNS = 0x03020100u;  // m == 4: every group keeps columns 0..3
 
@@ -223,6 +227,15 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   const int nsteps = kend - kbeg;
 
   if (tid == 0) {
+    if (AREG > 0 && first < ntiles) {  // the first tile's first steps into L2 while an earlier kernel may still run (PDL)
+      const int ahead = min(nsteps, wg::PDL_PREFETCH_STEPS);
+#pragma unroll
+      for (int b = 0; b < BM / 64; ++b) {
+        const size_t blk = static_cast<size_t>(row_of(first) / 64 + b) * total_steps + kbeg;
+        bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, ahead * 4096);
+        bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 256, ahead * 1024);
+      }
+    }
     for (int s = 0; s < STAGES; ++s) {
       // every producer thread arrives after its copies landed (+ the TMA issuer's expect_tx)
       mbar_init(&full[s], 129);
@@ -235,6 +248,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   } else {
     __syncthreads();
   }
+  grid_dependency_wait();
 
   if (tid < 128) {
     // ------------------------------------------------------------------ producer warpgroup
