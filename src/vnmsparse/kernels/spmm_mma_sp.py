@@ -327,6 +327,7 @@ DECODE_MAX_STEPS = 32  # steps per CTA: their codes and column words resident (D
 DECODE_MAX_SLICE_BYTES = 96 * 1024  # a CTA's X slice: bn x (width + 8) x 2 bytes
 DECODE_MAX_SMEM = 227 * 1024
 DECODE_ONE_WAVE = True  # v33: splits chosen by waves of clusters (False: v13's four CTAs per SM)
+DECODE_MIN_STEPS = 2  # steps per CTA at least, where a plan with more splits fits the same waves (v33)
 # v34: A tiles through this many slots per CTA (0: all of a CTA's steps resident, v13-v33). H200,
 # T = 1, us for 0 / 4 / 2 slots: LLaMA down 2:4 41.2 / 16.6 / 17.3, gate/up 2:4 24.2 / 16.5 / 16.4,
 # gate/up 128:2:8 15.8 / 11.4 / 10.6, down 128:2:8 21.1 / 11.7 / 11.5 (results/ab_decode_h200_v34.txt).
@@ -404,7 +405,7 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     # 7 splits, 1.14 waves, DRAM at 34%), then the most splits with >= 2 steps each (one step a CTA
     # is mostly cluster reduction: 128:2:32 at T = 4, 8 x 1 steps 7.5 us, 4 x 2 6.2).
     best = None
-    for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // 2)) + 1):
+    for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // DECODE_MIN_STEPS)) + 1):
         per = -(-steps // splits)
         splits = -(-steps // per)
         waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, decode_smem_bytes(bm, bn, per, m), splits))
