@@ -186,13 +186,13 @@ def test_decode_plan(monkeypatch, fake_sm90):
             if plan is None:  # e.g. LLaMA down (K 11008, 2:8) at T > 32
                 per_cap = min(K.DECODE_MAX_STEPS, K.DECODE_MAX_SLICE_BYTES // (bn * 2) // (K.KS * m))
                 assert -(-steps // max(per_cap, 1)) > K.DECODE_MAX_SPLITS or per_cap == 0 or \
-                    K.decode_smem_bytes(K.row_tile(v), bn, -(-steps // K.DECODE_MAX_SPLITS), m) > K.DECODE_MAX_SMEM
+                    K.decode_smem_bytes(K.row_tile(v), bn, -(-steps // K.DECODE_MAX_SPLITS), m, K.DECODE_MAX_SPLITS) > K.DECODE_MAX_SMEM
                 continue
             bm, bn2, splits, per = plan
             assert bn2 == bn and v % bm == 0 and 1 <= splits <= K.DECODE_MAX_SPLITS, (t, rows, steps, m)
             assert per <= K.DECODE_MAX_STEPS and bn * per * K.KS * m * 2 <= K.DECODE_MAX_SLICE_BYTES
             assert (splits - 1) * per < steps <= splits * per, (rows, steps, m, splits, per)
-            assert K.decode_smem_bytes(bm, bn, per, m) <= K.DECODE_MAX_SMEM
+            assert K.decode_smem_bytes(bm, bn, per, m, splits) <= K.DECODE_MAX_SMEM
     assert K.decode_plan(dev, 1, 4096, 32, 64, 8)[2:] == (8, 4)  # 64 row tiles: 8 splits of 4 steps
     assert K.decode_preferred(dev, 1, 4096, 4096, 64, 8) and K.decode_preferred(dev, 8, 4096, 4096, 64, 8)
     assert not K.decode_preferred(dev, 9, 4096, 4096, 64, 8)  # past DECODE_DEFAULT_MAX_TOKENS

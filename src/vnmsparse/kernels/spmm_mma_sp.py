@@ -374,10 +374,11 @@ def decode_ring(per: int) -> int:
     return min(per, DECODE_RING) if DECODE_RING else per
 
 
-def decode_smem_bytes(bm: int, bn: int, per: int, m: int) -> int:  # mirrors DecodePlan::bytes in the .cu
-    a, codes = bm * 2 * KS * 2, bm * KS // 2
-    body = decode_ring(per) * a + per * (codes + KS * 4) + bn * (per * KS * m + 8) * 2
-    return max(body, bm * bn * 4, bn * (bm + 8) * 2) + DECODE_MAX_STEPS * 8
+def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int) -> int:  # mirrors DecodePlan::bytes in the .cu
+    a, codes, units = bm * 2 * KS * 2, bm * KS // 2, bm // 8
+    received = splits * -(-units // splits) * 8 * bn * 4 if splits > 1 else 0
+    body = decode_ring(per) * a + per * (codes + KS * 4) + bn * (per * KS * m + 8) * 2 + received
+    return max(body, bn * (bm + 8) * 2) + (DECODE_MAX_STEPS + 1) * 8
 
 
 @functools.lru_cache(maxsize=4096)
@@ -390,7 +391,7 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     bn = next(b for b in (8, 16, 32, 64) if ntok <= b)
     bm = row_tile(v)
     per_max = min(DECODE_MAX_STEPS, DECODE_MAX_SLICE_BYTES // (bn * 2) // (KS * m))
-    while per_max > 0 and decode_smem_bytes(bm, bn, per_max, m) > DECODE_MAX_SMEM:
+    while per_max > 0 and decode_smem_bytes(bm, bn, per_max, m, DECODE_MAX_SPLITS) > DECODE_MAX_SMEM:
         per_max -= 1
     if per_max == 0 or -(-steps // per_max) > DECODE_MAX_SPLITS:
         return None
@@ -408,7 +409,7 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // DECODE_MIN_STEPS)) + 1):
         per = -(-steps // splits)
         splits = -(-steps // per)
-        waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, decode_smem_bytes(bm, bn, per, m), splits))
+        waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, decode_smem_bytes(bm, bn, per, m, splits), splits))
         if best is None or (waves, -splits) < best[0]:
             best = (waves, -splits), per
     per = best[1]
@@ -460,7 +461,7 @@ def _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan) -> None:
         (-(-r // bm), 1, splits), ((bm // wm) * (bn // wn) * 32, 1, 1),
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
          per * KS * m, decode_ring(per)),
-        shared_mem=decode_smem_bytes(bm, bn, per, m), cluster=(1, 1, splits) if splits > 1 else None, pdl=True,
+        shared_mem=decode_smem_bytes(bm, bn, per, m, splits), cluster=(1, 1, splits) if splits > 1 else None, pdl=True,
     )
 
 

@@ -177,14 +177,21 @@ __device__ __forceinline__ u32 cluster_map(const void* p, int rank) {
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(smem_addr(p)), "r"(rank));
   return remote;
 }
-// No "memory" clobber: the loads are ordered by the cluster barriers around them (volatile asm
-// keeps its place among them), and without it the compiler may issue them back to back.
-__device__ __forceinline__ float4 ld_cluster_f32x4(u32 remote) {
-  float4 v;
-  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-               : "r"(remote));
-  return v;
+// The two halves of cluster_sync apart, with no memory ordering on the arrive: for a barrier
+// that only says "every CTA has started" (its mbarriers are initialised, fenced by
+// mbar_init_fence): arrive early, wait late, and no release (a release arrive is a
+// MEMBAR.ALL.GPU in SASS, which waits for the CTA's outstanding memory operations).
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory"); }
+// Two floats into the shared memory of a CTA of the cluster (`remote`, from cluster_map), counted
+// on that CTA's mbarrier (`remote_bar`, also mapped) when they land: a push that needs no cluster
+// barrier after it, the receiver waits on its own mbarrier.
+__device__ __forceinline__ void st_async_f32x2(u32 remote, float a, float b, u32 remote_bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];\n" ::"r"(remote),
+               "r"(__float_as_uint(a)), "r"(__float_as_uint(b)), "r"(remote_bar)
+               : "memory");
 }
 // One 2-D TMA box (c0 along the contiguous dimension) into shared memory, counted on `bar`.
 __device__ __forceinline__ void tma_load_2d(u32 dst, const TensorMap* map, int c0, int c1, u64* bar) {

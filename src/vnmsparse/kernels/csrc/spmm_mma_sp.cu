@@ -429,9 +429,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 // then builds each B fragment from the row-major X slice with 16-bit shared loads at the gathered
 // columns (no transpose), and runs the steps as their A tiles land. Warps split the tokens before
 // the rows (WARPS_N = BN / 16 up to 4): each B fragment is built by one warp only. The K splits of one row tile
-// form a thread-block cluster (grid z = cluster z = splits <= 8): each CTA leaves its fp32 tile
-// in its shared memory and, after a cluster barrier, every rank reduces its share of the tile
-// from all ranks' (distributed shared memory) in rank order: deterministic, as splitk_reduce.
+// form a thread-block cluster (grid z = cluster z = splits <= 8): the tile's 8-row units are
+// owned by the ranks in turn, each rank pushes its fp32 part of every unit into the owner's
+// shared memory (st.async, counted on the owner's receive mbarrier), and each owner sums its
+// units over the ranks in order: deterministic, as splitk_reduce.
 // Without splits (gridDim.z == 1) the usual epilogue runs.
 //
 // With ring < per (v34) the A tiles pass through `ring` slots instead: a slot is refilled with
@@ -440,25 +441,31 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 // GPU's shared memory (LLaMA gate/up at 2:8: ~25 MB of A against ~30 MB of shared memory, which
 // at all-resident ran 1.14 waves).
 //
-// Shared memory: A [ring][BM][2*KS] | codes [per][BM][KS/2] |
-// column words [per][KS] | X slice [BN][width + 8] | mbarriers; the fp32 tile and the epilogue
-// reuse the base once the K loop is done (the barriers stay clear of them).
+// Shared memory: A [ring][BM][2*KS] | codes [per][BM][KS/2] | column words [per][KS] |
+// X slice [BN][width + 8] | received parts (K splits) | mbarriers; the epilogue (no splits) reuses
+// the base once the K loop is done. The received parts stay clear of everything the K loop
+// uses: a peer may push before this CTA's last step.
 template <int BM, int BN>
 struct DecodePlan {
   static constexpr int A = BM * 2 * KS * 2;  // bytes of one step's A tile (one bulk copy)
   static constexpr int M = BM * KS / 2;      // bytes of one step's codes
-  static constexpr int RED = BM * BN * 4;
   static constexpr int EPI = BN * (BM + 8) * 2;
-  static constexpr int MAX_STEPS = 32;       // per <= this: one mbarrier per slot
+  static constexpr int UNITS = BM / 8;       // 8-row units of the tile, owned by the cluster's ranks in turn
+  static constexpr int MAX_STEPS = 32;       // per <= this: one mbarrier per slot (+ one to receive)
   __host__ __device__ static constexpr int codes(int ring) { return ring * A; }
   __host__ __device__ static constexpr int colw(int per, int ring) { return ring * A + per * M; }
   __host__ __device__ static constexpr int xs(int per, int ring) { return ring * A + per * (M + KS * 4); }
-  __host__ __device__ static constexpr int bars(int per, int width, int ring) {
-    const int body = xs(per, ring) + BN * (width + 8) * 2;
-    return body > RED ? (body > EPI ? body : EPI) : (RED > EPI ? RED : EPI);
+  // K splits: every rank's fp32 part of each unit, pushed to its owner: [splits][units per owner][8][BN]
+  __host__ __device__ static constexpr int recv(int per, int width, int ring) { return xs(per, ring) + BN * (width + 8) * 2; }
+  __host__ __device__ static constexpr int recv_bytes(int splits) {
+    return splits > 1 ? splits * ((UNITS + splits - 1) / splits) * 8 * BN * 4 : 0;
   }
-  __host__ __device__ static constexpr int bytes(int per, int width, int ring) {
-    return bars(per, width, ring) + MAX_STEPS * 8;
+  __host__ __device__ static constexpr int bars(int per, int width, int ring, int splits) {
+    const int body = recv(per, width, ring) + recv_bytes(splits);
+    return body > EPI ? body : EPI;
+  }
+  __host__ __device__ static constexpr int bytes(int per, int width, int ring, int splits) {
+    return bars(per, width, ring, splits) + (MAX_STEPS + 1) * 8;
   }
 };
 
@@ -476,7 +483,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   u8* sM = smem + Plan::codes(ring);
   u32* cw = reinterpret_cast<u32*>(smem + Plan::colw(per, ring));
   T* xs = reinterpret_cast<T*>(smem + Plan::xs(per, ring));
-  u64* bars = reinterpret_cast<u64*>(smem + Plan::bars(per, width, ring));
+  const int splits = gridDim.z;
+  u64* bars = reinterpret_cast<u64*>(smem + Plan::bars(per, width, ring, splits));
+  u64* rbar = bars + Plan::MAX_STEPS;  // K splits: this rank's units from every other rank
+  float* recv = reinterpret_cast<float*>(smem + Plan::recv(per, width, ring));
   const int xp = width + 8;  // elements per slice row: rows 16 bytes apart mod 128, 4 banks
 
   const int tid = threadIdx.x, lane = tid & 31, wm = (tid >> 5) / WARPS_N, wn = (tid >> 5) % WARPS_N;
@@ -487,6 +497,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const int c0 = kbeg * KS * m;  // first X column of the slice
   const int slots = min(nsteps, ring);
   const size_t first = static_cast<size_t>(blockIdx.x) * total_steps + kbeg;  // (tile, step) index
+  const int rank = splits > 1 ? static_cast<int>(cluster_rank()) : 0;
+  const int per_owner = (Plan::UNITS + splits - 1) / splits;
+  const int mine = (Plan::UNITS - rank + splits - 1) / splits;  // units rank, rank + splits, ...
 
   if (tid == 0) {
     // The CTA's whole share of the weight into L2 while an earlier kernel may still run (PDL)
@@ -494,8 +507,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     bulk_prefetch_l2(meta_t + first * Plan::M, nsteps * Plan::M);
     if (HAS_COLS) bulk_prefetch_l2(cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS, nsteps * KS * 4);
     for (int s = 0; s < slots; ++s) mbar_init(&bars[s], 1);
+    if (splits > 1) {
+      mbar_init(rbar, 1);
+      mbar_arrive_expect_tx(rbar, (splits - 1) * mine * 8 * BN * 4);
+    }
     mbar_init_fence();
   }
+  if (splits > 1) cluster_arrive_relaxed();  // waited for before the first push, long after
   grid_dependency_wait();
   __syncthreads();
   if (tid == 0) {
@@ -570,51 +588,37 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     epilogue<T, BM, BN, WM, WN, NT, false>(acc, smem, bias, y, nullptr, row0, 0, R, ntok, wm, wn, tid, BlockSync{});
     return;
   }
-  float* red = reinterpret_cast<float*>(smem);  // [BN tokens][BM rows]
+  // K splits: each rank pushes its part of every 8-row unit to the unit's owner (st.async, counted
+  // on the owner's receive barrier), then sums bias + ranks 0..splits-1 of its own units in order
+  // (deterministic, as splitk_reduce). No cluster barrier after the K loop: a pull by distributed
+  // shared-memory loads needed two (release arrives: MEMBAR.ALL.GPU each, ncu v41), and a CTA's
+  // exit after its receive barrier completes leaves no peer writing into it.
+  cluster_wait();  // every rank's receive barrier is initialised
 #pragma unroll
   for (int mi = 0; mi < MT; ++mi)
 #pragma unroll
-    for (int ni = 0; ni < NTILES; ++ni)
+    for (int h = 0; h < 2; ++h) {
+      const int u = (wm * WM + mi * 16) / 8 + h, owner = u % splits;
 #pragma unroll
-      for (int e = 0; e < 4; ++e)
-        red[(wn * WN + ni * 8 + 2 * tig + (e & 1)) * BM + wm * WM + mi * 16 + gid + (e >= 2 ? 8 : 0)] = acc[mi][ni][e];
-  cluster_sync();
-  // Every rank reduces its share of the tile, 4 rows at a time: bias + ranks 0..splits-1 in order.
-  // All ranks' loads are issued before the first add (a remote load is a round trip).
-  const int splits = gridDim.z, rank = cluster_rank();
-  u32 peer[MAX_CLUSTER];
-#pragma unroll
-  for (int q = 0; q < MAX_CLUSTER; ++q) peer[q] = q < splits ? cluster_map(red, q) : 0u;
-  for (int i = rank * NT + tid; i < ntok * BM / 4; i += splits * NT) {
-    const int t = 4 * i / BM, r = 4 * i % BM;
-    float4 part[MAX_CLUSTER];
-#pragma unroll
-    for (int q = 0; q < MAX_CLUSTER; ++q)
-      if (q < splits) part[q] = ld_cluster_f32x4(peer[q] + 16 * i);
-    float sum[4];
-#pragma unroll
-    for (int e = 0; e < 4; ++e) sum[e] = bias != nullptr && row0 + r + e < R ? Elem<T>::to_float(bias[row0 + r + e]) : 0.f;
-#pragma unroll
-    for (int q = 0; q < MAX_CLUSTER; ++q)
-      if (q < splits) {
-        sum[0] += part[q].x;
-        sum[1] += part[q].y;
-        sum[2] += part[q].z;
-        sum[3] += part[q].w;
+      for (int ni = 0; ni < NTILES; ++ni) {
+        const int idx = ((rank * per_owner + u / splits) * 8 + gid) * BN + wn * WN + ni * 8 + 2 * tig;
+        if (owner == rank) {
+          *reinterpret_cast<float2*>(recv + idx) = make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
+        } else {
+          st_async_f32x2(cluster_map(recv + idx, owner), acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1],
+                         cluster_map(rbar, owner));
+        }
       }
-    T* dst = y + static_cast<size_t>(t) * R + row0 + r;
-    if (row0 + r + 4 <= R && (reinterpret_cast<size_t>(dst) & 7) == 0) {
-      alignas(8) T o[4];
-#pragma unroll
-      for (int e = 0; e < 4; ++e) o[e] = Elem<T>::from_float(sum[e]);
-      *reinterpret_cast<uint2*>(dst) = *reinterpret_cast<const uint2*>(o);
-    } else {
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-        if (row0 + r + e < R) dst[e] = Elem<T>::from_float(sum[e]);
     }
+  mbar_wait(rbar, 0);
+  __syncthreads();  // this rank's own part, stored directly
+  for (int i = tid; i < ntok * mine * 8; i += NT) {
+    const int t = i / (mine * 8), j = i % (mine * 8), r = (j / 8 * splits + rank) * 8 + j % 8;
+    if (row0 + r >= R) continue;
+    float sum = bias != nullptr ? Elem<T>::to_float(bias[row0 + r]) : 0.f;
+    for (int q = 0; q < splits; ++q) sum += recv[((q * per_owner + j / 8) * 8 + j % 8) * BN + t];
+    y[static_cast<size_t>(t) * R + row0 + r] = Elem<T>::from_float(sum);
   }
-  cluster_sync();  // the peers' tiles stay in place until every rank has read them
 #endif
 }
 
