@@ -167,8 +167,9 @@ class Kernel:
         self._function = driver.CUfunction(int(handle))
         self.max_shared_mem = _allow_max_dynamic_shared_memory(driver, handle, device)
         self._current_stream = _current_raw_stream_getter()
-        self._launch_kernel, self._launch_kernel_ex = _driver_launchers()
-        self._handle = int(self._function)
+        self._launch_kernel = driver.cuLaunchKernel
+        self._launch_kernel_ex = driver.cuLaunchKernelEx
+        self._success = driver.CUresult.CUDA_SUCCESS
         self._pdl_arch = int(module.arch[3:].rstrip("af")) >= 90
 
     def launch(self, grid, block, args: Sequence, *, shared_mem: int = 0, stream=None, cluster=None,
@@ -198,11 +199,12 @@ class Kernel:
         pdl = pdl and PDL and self._pdl_arch
         if pdl or cluster != (1, 1, 1):
             config = _cached_launch_config((gx, gy, gz), (bx, by, bz), shared_mem, int(stream), cluster, pdl)
-            err = self._launch_kernel_ex(config.getPtr(), self._handle, ctypes.addressof(pointers), None)
+            (err,) = self._launch_kernel_ex(config, self._function, ctypes.addressof(pointers), 0)
         else:
-            err = self._launch_kernel(self._handle, gx, gy, gz, bx, by, bz, shared_mem, int(stream),
-                                      ctypes.addressof(pointers), None)
-        if err:
+            (err,) = self._launch_kernel(
+                self._function, gx, gy, gz, bx, by, bz, shared_mem, stream, ctypes.addressof(pointers), 0
+            )
+        if err != self._success:
             raise RuntimeError(f"launching {self.name} failed: {_driver_error(err)}")
 
     def max_active_clusters(self, block, cluster, *, shared_mem: int = 0) -> int:
@@ -764,7 +766,6 @@ def _pointer_arg(value) -> ctypes.c_void_p:
     return ctypes.c_void_p(value.data_ptr())
 
 
-@functools.lru_cache(maxsize=1024)  # tensor_map_2d's descriptors repeat call after call; launch copies the value
 def _tensor_map_arg(value: bytes):
     if len(value) != 128:
         raise ValueError(f"a tmap kernel argument is the 128 bytes of a CUtensorMap, got {len(value)}")
@@ -849,22 +850,8 @@ def _check(driver, result):
     return values[0] if values else None
 
 
-@functools.lru_cache(maxsize=None)
-def _driver_launchers():
-    """cuLaunchKernel and cuLaunchKernelEx of the driver library, called through ctypes: the
-    cuda.bindings wrappers convert every argument to a Python object first (~10 us a launch on
-    the H200's host, three launches per T = 9-64 call; NOTES v44), a ctypes call takes ~1 us.
-    Both return the CUresult as an int; handles, configs and parameter arrays go as addresses."""
-    lib = ctypes.CDLL("nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1")
-    u, p = ctypes.c_uint, ctypes.c_void_p
-    launch, launch_ex = lib.cuLaunchKernel, lib.cuLaunchKernelEx
-    launch.argtypes, launch.restype = [p, u, u, u, u, u, u, u, p, p, p], ctypes.c_int
-    launch_ex.argtypes, launch_ex.restype = [p, p, p, p], ctypes.c_int
-    return launch, launch_ex
-
-
 def _driver_error(err) -> str:
     from cuda.bindings import driver
 
-    _, name = driver.cuGetErrorName(driver.CUresult(err))
+    _, name = driver.cuGetErrorName(err)
     return name.decode() if isinstance(name, bytes) else str(err)
