@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# v44: kernel launches through ctypes (cuLaunchKernel / cuLaunchKernelEx of libcuda) instead of
+# v44 (reverted, NOTES v44: no measurable host gain): kernel launches through ctypes (cuLaunchKernel / cuLaunchKernelEx of libcuda) instead of
 # the cuda.bindings wrappers, whose argument conversion cost ~10 us of host time per launch:
 # the GPU suites (every launch path), the host cost per call (profile_host.py, T = 1 and 16),
 # and the LLaMA decode e2e, whose eager column is host-bound.

@@ -346,6 +346,20 @@ def test_gpu_dependent_calls_see_their_inputs(spec, ntok, graph):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("spec", ["2:4", "128:2:8"])
+def test_gpu_compile_fullgraph_spmm_matches_eager(spec):
+    """vnmsparse.spmm inside torch.compile(fullgraph=True) on CUDA, compiled before any eager
+    call (the layout is built while tracing) and at decode sizes, where eager picks by T."""
+    torch._dynamo.reset()
+    vw = random_weight(256, 512, spec, torch.bfloat16).cuda()
+    module = SparseLinear(vw, torch.randn(256, device="cuda").bfloat16())
+    compiled = torch.compile(module, fullgraph=True)
+    for ntok in (4, 1, 40, 300):
+        x = torch.randn(ntok, 512, device="cuda").bfloat16()
+        torch.testing.assert_close(compiled(x), module(x), rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.gpu
 def test_gpu_spmm_device_mismatch():
     vw = random_weight(20, 13, "16:2:8", torch.float16)
     with pytest.raises(ValueError, match="move one with"):

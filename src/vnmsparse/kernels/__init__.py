@@ -78,6 +78,10 @@ def _as_2_4(x, vw, tokens: int) -> bool:
 def _select(x, vw, bias):
     """(layout, operands) for x, or with x None the layout that serves every token count (what
     VNMLinear keeps for compiled graphs): one image for every T, never a per-T one."""
+    if torch.compiler.is_compiling():
+        # A graph keeps one layout for every T, as VNMLinear's: picking by T would trace into the
+        # decode planner's driver queries (dynamo inlines lru_cache'd functions).
+        x = None
     device, dtype = (vw.device, vw.dtype) if x is None else (x.device, x.dtype)
     if device.type != "cuda" or vw.dtype not in KERNEL_DTYPES or dtype != vw.dtype or vw.cfg.m > 256:
         return None  # the kernels keep column offsets in bytes: m <= 256
