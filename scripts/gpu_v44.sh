@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# v44 (reverted, NOTES v44: no measurable host gain): kernel launches through ctypes (cuLaunchKernel / cuLaunchKernelEx of libcuda) instead of
-# the cuda.bindings wrappers, whose argument conversion cost ~10 us of host time per launch:
+# v44 (reverted, NOTES v44: no measurable host gain): kernel launches through ctypes
+# (cuLaunchKernel / cuLaunchKernelEx of libcuda) instead of the cuda.bindings wrappers, thought to
+# cost ~10 us of host time per launch in argument conversion:
 # the GPU suites (every launch path), the host cost per call (profile_host.py, T = 1 and 16),
 # and the LLaMA decode e2e, whose eager column is host-bound.
 # Usage: OUT=$OUT bash scripts/gpu_v44.sh   (<= 8 files in $OUT)

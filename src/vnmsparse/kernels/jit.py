@@ -746,7 +746,7 @@ def launch_config(grid: tuple, block: tuple, shared_mem: int, stream, cluster: t
 
 # Building a CUlaunchConfig costs ~8 us of Python (measured on the CPU): a decode call's whole
 # kernel time. The driver reads it at each launch, so one object per (grid, block, shared memory,
-# stream, cluster) serves every call.
+# stream, cluster, PDL) serves every call.
 _cached_launch_config = functools.lru_cache(maxsize=256)(launch_config)
 
 

@@ -161,8 +161,8 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(u64* bar, u32 bytes) {
                : "memory");
 }
 // Thread-block clusters: this CTA's rank, a cluster-wide barrier (release / acquire: the shared-
-// memory writes before it are visible to every CTA of the cluster after it), the address of
-// the same shared-memory offset in CTA `rank`, and a 16-byte load from it (distributed shared memory).
+// memory writes before it are visible to every CTA of the cluster after it), and the address of
+// the same shared-memory offset in CTA `rank` (distributed shared memory).
 __device__ __forceinline__ u32 cluster_rank() {
   u32 r;
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
@@ -171,7 +171,6 @@ __device__ __forceinline__ u32 cluster_rank() {
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
-constexpr int MAX_CLUSTER = 8;  // the portable cluster size
 __device__ __forceinline__ u32 cluster_map(const void* p, int rank) {
   u32 remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(smem_addr(p)), "r"(rank));
