@@ -403,11 +403,15 @@ def test_decode_plan_takes_the_fewest_waves_then_the_most_splits(monkeypatch, fa
     dev = torch.device("cuda", 0)
     monkeypatch.setattr(K, "_sms", lambda i: 132)
     at_once = {}  # splits -> clusters the (fake) GPU runs at once
-    monkeypatch.setattr(K, "_decode_clusters_at_once", lambda d, bm, bn, smem, splits: at_once[splits])
+    asked = set()  # dtypes the occupancy was asked for: the call's own (no kernel of the other compiled)
+    monkeypatch.setattr(K, "_decode_clusters_at_once",
+                        lambda d, bm, bn, smem, splits, dtype: asked.add(dtype) or at_once[splits])
     at_once.update({1: 20, 2: 20, 3: 40, 4: 90, 5: 80, 6: 86, 7: 60, 8: 50})  # 86 row tiles: one wave at 4 or 6 splits
     assert K.decode_plan(dev, 1, 11008, 32, 128, 8)[2:] == (6, 6)
     at_once.update({6: 40})
     assert K.decode_plan.__wrapped__(dev, 1, 11008, 32, 128, 8)[2:] == (4, 8)
+    K.decode_plan.__wrapped__(dev, 1, 11008, 32, 128, 8, torch.float16)
+    assert asked == {torch.bfloat16, torch.float16}
     at_once.update(dict.fromkeys(range(1, 9), 10))  # waves tie: the most splits of >= 2 steps
     assert K.decode_plan.__wrapped__(dev, 1, 11008, 8, 128, 32)[2:] == (4, 2)
     monkeypatch.setattr(K, "DECODE_ONE_WAVE", False)  # v13's rule

@@ -101,7 +101,7 @@ def _select(x, vw, bias):
         # 1-8 tokens: the one-launch decode kernel (2:4 too since its ring of A slots, v34-v35);
         # past that the wgmma.sp kernel at every T, K split within one wave (v37 grid, T = 16-32:
         # 1.27-2.13x vs 1.18-2.06x on the cp.async kernel, 0.97-2.05x on the decode kernel).
-        if spmm_mma_sp.decode_preferred(x.device, tokens, *vw.shape, vw.cfg.v, vw.cfg.m):
+        if spmm_mma_sp.decode_preferred(x.device, tokens, *vw.shape, vw.cfg.v, vw.cfg.m, x.dtype):
             return spmm_mma_sp.LAYOUT_DECODE, spmm_mma_sp.layout_of(vw, True)
         return spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.layout_of(vw)
     return spmm_mma_sp.LAYOUT, spmm_mma_sp.layout_of(vw)
@@ -126,7 +126,7 @@ def spmm_paths(device=None) -> dict:
 
         def decode_skip(tokens: int, vw) -> str | None:  # where it would run the bulk kernel instead
             steps = spmm_mma_sp.layout_steps(vw.shape[1], vw.cfg.m)
-            if spmm_mma_sp.decode_plan(device, tokens, vw.shape[0], steps, vw.cfg.v, vw.cfg.m) is None:
+            if spmm_mma_sp.decode_plan(device, tokens, vw.shape[0], steps, vw.cfg.v, vw.cfg.m, vw.dtype) is None:
                 return "the decode kernel does not apply (T > 64, or an X slice that does not fit)"
             return None
 

@@ -277,7 +277,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
         return done
     ntok = x2.shape[0]
     if bulk and decode and tile is None and splits is None:
-        plan = decode_plan(x.device, ntok, r, values.shape[1], v, m)
+        plan = decode_plan(x.device, ntok, r, values.shape[1], v, m, x.dtype)
         if plan is not None:
             _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan)
             return y.view(*x.shape[:-1], r)
@@ -382,7 +382,8 @@ def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int) -> int:  
 
 
 @functools.lru_cache(maxsize=4096)
-def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, m: int):
+def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, m: int,
+                dtype: torch.dtype = torch.bfloat16):
     """(bm, bn, splits, steps per split) of the decode kernel, or None where it does not apply: more
     than 64 tokens, no clusters (< sm_90), or a K range per CTA wider than its shared memory allows.
     Cached: a decode call asks twice (the selector, then the launcher), each time ~2.4 us of Python."""
@@ -409,7 +410,8 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // DECODE_MIN_STEPS)) + 1):
         per = -(-steps // splits)
         splits = -(-steps // per)
-        waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, decode_smem_bytes(bm, bn, per, m, splits), splits))
+        smem = decode_smem_bytes(bm, bn, per, m, splits)
+        waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, smem, splits, dtype))
         if best is None or (waves, -splits) < best[0]:
             best = (waves, -splits), per
     per = best[1]
@@ -417,15 +419,16 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
 
 
 @functools.lru_cache(maxsize=1024)
-def _decode_clusters_at_once(device: torch.device, bm: int, bn: int, smem: int, splits: int) -> int:
-    """Clusters of `splits` decode CTAs the GPU runs at once: the driver's count for the kernel
-    (its bf16 form stands for both dtypes), else (no GPU to ask: CPU tests) a count from shared
-    memory alone, 92% of the SMs' CTA slots (the driver's figure for clusters of 7 on an H200)."""
+def _decode_clusters_at_once(device: torch.device, bm: int, bn: int, smem: int, splits: int, dtype: torch.dtype) -> int:
+    """Clusters of `splits` decode CTAs the GPU runs at once: the driver's count for the kernel of
+    the call's dtype (asking with the other one compiled a kernel the call never runs), else (no
+    GPU to ask: CPU tests) a count from shared memory alone, 92% of the SMs' CTA slots (the
+    driver's figure for clusters of 7 on an H200)."""
     wm, wn = _decode_warp_tile(bm, bn)
     threads = (bm // wm) * (bn // wn) * 32
     if torch.cuda.is_available():
         try:
-            kernel = jit.get_kernel(SOURCE, decode_name(torch.bfloat16, bm, bn, True), params=_DECODE_PARAMS)
+            kernel = jit.get_kernel(SOURCE, decode_name(dtype, bm, bn, True), params=_DECODE_PARAMS)
             return max(1, kernel.max_active_clusters(threads, (1, 1, splits), shared_mem=smem))
         except Exception:  # noqa: BLE001 - an estimate serves where the driver cannot answer
             pass
@@ -439,7 +442,8 @@ def layout_steps(k: int, m: int) -> int:
     return max(1, -(-groups // KS))
 
 
-def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int, m: int) -> bool:
+def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int, m: int,
+                     dtype: torch.dtype = torch.bfloat16) -> bool:
     """Whether vnmsparse.spmm runs the decode kernel (sm_90): 1 to DECODE_DEFAULT_MAX_TOKENS
     tokens, an X slice per CTA at most twice the weight bytes it meets (T x m <= 4 x BM), and a plan
     (no fallback to the slower bulk kernel). VNM_DECODE=0 turns the route off: the kernel reads its
@@ -449,7 +453,7 @@ def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int,
         return False
     if os.environ.get("VNM_DECODE", "1").strip() == "0":
         return False
-    return decode_plan(device, ntok, rows, layout_steps(k, m), v, m) is not None
+    return decode_plan(device, ntok, rows, layout_steps(k, m), v, m, dtype) is not None
 
 
 def _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan) -> None:
