@@ -1,6 +1,8 @@
 """Shared by the kernel test files: random V:N:M weights and the checked run of one SpMM case."""
 
 import math
+import os
+import shutil
 
 import pytest
 import torch
@@ -9,6 +11,23 @@ import vnmsparse as vs
 from vnmsparse.kernels import jit
 
 needs_nvrtc = pytest.mark.skipif(not jit.available()[0], reason="NVRTC/cuda-core not installed")
+
+
+def cuobjdump() -> str | None:
+    """A cuobjdump to read the kernels' SASS with: VNM_CUOBJDUMP, PATH, or the nvidia-cuda-cuobjdump
+    wheel of the test extras (found by cuda.pathfinder), so that CI reads SASS without a toolkit."""
+    found = [os.environ.get("VNM_CUOBJDUMP"), shutil.which("cuobjdump")]
+    try:
+        from cuda.pathfinder import find_nvidia_binary_utility
+
+        found.append(find_nvidia_binary_utility("cuobjdump"))
+    except ImportError:
+        pass
+    return next((c for c in found if c and os.path.exists(c)), None)
+
+
+needs_cuobjdump = pytest.mark.skipif(cuobjdump() is None, reason="cuobjdump not found (pip install nvidia-cuda-cuobjdump "
+                                                                 "nvidia-cuda-nvdisasm, or set VNM_CUOBJDUMP)")
 
 
 def random_vnm(r, k, cfg, dtype, device, gen):

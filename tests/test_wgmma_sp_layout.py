@@ -6,8 +6,6 @@ kernel-side formulas (ldmatrix, byte permute). GPU (``-m gpu`` on an H100/H200):
 single-instruction probe equals ``A_dense @ B`` in fp32, and wrong layouts are caught.
 """
 
-import os
-import shutil
 import subprocess
 
 import pytest
@@ -15,6 +13,8 @@ import torch
 
 from vnmsparse.kernels import jit
 from vnmsparse.kernels import wgmma_sp_layout as L
+
+from spmm_cases import cuobjdump, needs_cuobjdump
 
 nvrtc_ok, nvrtc_reason = jit.available()
 needs_nvrtc = pytest.mark.skipif(not nvrtc_ok, reason=f"NVRTC unavailable: {nvrtc_reason}")
@@ -73,22 +73,15 @@ def test_probes_compile_for_sm90a_without_spills(fresh_cache):
     assert "serializ" not in module.log.lower(), module.log  # ptxas warns if it serialises wgmma
 
 
-def _cuobjdump():
-    for cand in (os.environ.get("VNM_CUOBJDUMP"), shutil.which("cuobjdump"), "/usr/local/cuda/bin/cuobjdump"):
-        if cand and os.path.exists(cand):
-            return cand
-    return None
-
-
 @needs_nvrtc
-@pytest.mark.skipif(_cuobjdump() is None, reason="cuobjdump not found (set VNM_CUOBJDUMP)")
+@needs_cuobjdump
 def test_probe_sass_has_one_sparse_hgmma(fresh_cache, tmp_path):
     names = [L.probe_name(torch.bfloat16, 256, "regs", 0, "mn", 128, 0),
              L.probe_name(torch.float16, 64, "smem", 64, "k", 128, 1)]
     module = jit.compile(L.PROBE_SOURCE, names, "sm_90a")
     cubin = tmp_path / "probe.cubin"
     cubin.write_bytes(module.cubin)
-    sass = subprocess.run([_cuobjdump(), "--dump-sass", str(cubin)], capture_output=True, text=True,
+    sass = subprocess.run([cuobjdump(), "--dump-sass", str(cubin)], capture_output=True, text=True,
                           check=True).stdout
     lines = [ln for ln in sass.splitlines() if "HGMMA" in ln]
     assert len(lines) == 2, lines
