@@ -117,14 +117,20 @@ def choose_tile(ntok: int, v: int, bulk: bool = False) -> TileConfig:
     return TILE_TABLE[bulk][(row_tile(v), regime)]
 
 
+# Steps each K split keeps at least, in both kernels' split rules: a split of one step is mostly
+# its reduction (decode, H200: 128:2:32 at T = 4, 8 x 1 steps 7.5 us, 4 x 2 6.2; v41: 2 against
+# 4 and 8, best or even on 8 decode shapes).
+MIN_SPLIT_STEPS = 2
+
+
 def splits_for(ctas: int, steps: int, wave: int) -> int:
     """K splits for a grid of `ctas` CTAs when it cannot fill the GPU (decode): as many as keep
-    the grid within one wave of `wave` CTAs, each split >= 2 steps. Not further: each split
+    the grid within one wave of `wave` CTAs, each split >= MIN_SPLIT_STEPS steps. Not further: each split
     writes, and the reduction reads, a [T, R] fp32 partial, and a second wave pays the pipeline
     fill again (v37 on the H200, wgmma.sp at T = 64: LLaMA gate/up 128:2:8 16.1 us unsplit
     against 22.5 with ~2 CTAs per SM, 128:2:32 6.5 against 14.7; down, 32 row tiles: 4 splits
     17.7 us against 21.6)."""
-    return max(1, min(wave // ctas, steps // 2, 32)) if steps >= 4 else 1
+    return max(1, min(wave // ctas, steps // MIN_SPLIT_STEPS, 32)) if steps >= 2 * MIN_SPLIT_STEPS else 1
 
 
 def choose_splits(tile: TileConfig, ntok: int, rows: int, steps: int, sms: int) -> int:
@@ -327,7 +333,6 @@ DECODE_MAX_STEPS = 32  # steps per CTA: their codes and column words resident (D
 DECODE_MAX_SLICE_BYTES = 96 * 1024  # a CTA's X slice: bn x (width + 8) x 2 bytes
 DECODE_MAX_SMEM = 227 * 1024
 DECODE_ONE_WAVE = True  # v33: splits chosen by waves of clusters (False: v13's four CTAs per SM)
-DECODE_MIN_STEPS = 2  # steps per CTA at least, where a plan with more splits fits the same waves (v33)
 # v34: A tiles through this many slots per CTA (0: all of a CTA's steps resident, v13-v33). H200,
 # T = 1, us for 0 / 4 / 2 slots: LLaMA down 2:4 41.2 / 16.6 / 17.3, gate/up 2:4 24.2 / 16.5 / 16.4,
 # gate/up 128:2:8 15.8 / 11.4 / 10.6, down 128:2:8 21.1 / 11.7 / 11.5 (results/ab_decode_h200_v34.txt).
@@ -404,10 +409,9 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
         return bm, bn, -(-steps // per), per
     # A CTA's loads start with it, so the fewest waves of clusters (a CTA of the last wave starts
     # its loads only when one of the first ends: ncu, LLaMA gate/up 128:2:8 at T = 1,
-    # 7 splits, 1.14 waves, DRAM at 34%), then the most splits with >= 2 steps each (one step a CTA
-    # is mostly cluster reduction: 128:2:32 at T = 4, 8 x 1 steps 7.5 us, 4 x 2 6.2).
+    # 7 splits, 1.14 waves, DRAM at 34%), then the most splits of >= MIN_SPLIT_STEPS steps each.
     best = None
-    for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // DECODE_MIN_STEPS)) + 1):
+    for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // MIN_SPLIT_STEPS)) + 1):
         per = -(-steps // splits)
         splits = -(-steps // per)
         smem = decode_smem_bytes(bm, bn, per, m, splits)
