@@ -445,6 +445,14 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 // X slice [BN][width + 8] | received parts (K splits) | mbarriers; the epilogue (no splits) reuses
 // the base once the K loop is done. The received parts stay clear of everything the K loop
 // uses: a peer may push before this CTA's last step.
+// Experiment knob (results are wrong unless 0): what a decode call's fixed cost is made of.
+// 1 returns after the PDL wait (launch, mbarrier init, L2 prefetch issue); 2 loads and waits for
+// everything but runs no mma and no epilogue; 3 runs in full without the L2 prefetch; 4 loads no
+// X slice; 5 returns after the K loop (no epilogue, no split reduction).
+#ifndef VNM_DEC_PROBE
+#define VNM_DEC_PROBE 0
+#endif
+
 template <int BM, int BN>
 struct DecodePlan {
   static constexpr int A = BM * 2 * KS * 2;  // bytes of one step's A tile (one bulk copy)
@@ -503,9 +511,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 
   if (tid == 0) {
     // The CTA's whole share of the weight into L2 while an earlier kernel may still run (PDL)
-    bulk_prefetch_l2(values_t + first * (Plan::A / 2), nsteps * Plan::A);
-    bulk_prefetch_l2(meta_t + first * Plan::M, nsteps * Plan::M);
-    if (HAS_COLS) bulk_prefetch_l2(cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS, nsteps * KS * 4);
+    if (VNM_DEC_PROBE != 3) bulk_prefetch_l2(values_t + first * (Plan::A / 2), nsteps * Plan::A);
+    if (VNM_DEC_PROBE != 3) bulk_prefetch_l2(meta_t + first * Plan::M, nsteps * Plan::M);
+    if (HAS_COLS && VNM_DEC_PROBE != 3) bulk_prefetch_l2(cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS, nsteps * KS * 4);
     for (int s = 0; s < slots; ++s) mbar_init(&bars[s], 1);
     if (splits > 1) {
       mbar_init(rbar, 1);
@@ -516,6 +524,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   if (splits > 1) cluster_arrive_relaxed();  // waited for before the first push, long after
   grid_dependency_wait();
   __syncthreads();
+  if (VNM_DEC_PROBE == 1) return;
   if (tid == 0) {
     mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
     bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
@@ -530,7 +539,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   }
   const int cpr = width / 8;
   const bool vec = ldx % 8 == 0 && (reinterpret_cast<size_t>(x) & 15) == 0;
-  for (int i = tid; i < ntok * cpr; i += NT) {
+  for (int i = tid; i < (VNM_DEC_PROBE == 4 ? 0 : ntok * cpr); i += NT) {
     const int t = i / cpr, c = i % cpr, gk = c0 + 8 * c;
     T* dst = xs + t * xp + 8 * c;
     const T* src = x + static_cast<size_t>(t) * ldx + gk;
@@ -566,7 +575,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
         for (int e = 0; e < 2; ++e) col[ks][j][e] = g * m + static_cast<int>((w >> (8 * (2 * (tig & 1) + e))) & 0xffu);
       }
     mbar_wait(&bars[slot], phase);
-    mma_stage_frags<T, WM, WN>(acc, reinterpret_cast<const T*>(smem + slot * Plan::A), sM + s * Plan::M, wm, lane,
+    if (VNM_DEC_PROBE != 2) mma_stage_frags<T, WM, WN>(acc, reinterpret_cast<const T*>(smem + slot * Plan::A), sM + s * Plan::M, wm, lane,
                                [&](int ks, int ni, u32 (&bf)[4]) {
 #pragma unroll
                                  for (int j = 0; j < 4; ++j)
@@ -583,6 +592,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     if (++slot == slots) slot = 0, phase ^= 1;
   }
   __syncthreads();  // every warp is done with A and the slice: the base takes the output tile
+  if (VNM_DEC_PROBE == 2 || VNM_DEC_PROBE == 5) return;
 
   if (gridDim.z == 1) {
     epilogue<T, BM, BN, WM, WN, NT, false>(acc, smem, bias, y, nullptr, row0, 0, R, ntok, wm, wn, tid, BlockSync{});
