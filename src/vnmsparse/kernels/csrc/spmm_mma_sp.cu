@@ -448,9 +448,17 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 // Experiment knob (results are wrong unless 0): what a decode call's fixed cost is made of.
 // 1 returns after the PDL wait (launch, mbarrier init, L2 prefetch issue); 2 loads and waits for
 // everything but runs no mma and no epilogue; 3 runs in full without the L2 prefetch; 4 loads no
-// X slice; 5 returns after the K loop (no epilogue, no split reduction).
+// X slice; 5 returns after the K loop (no epilogue, no split reduction); with K splits, 6 returns
+// once the pushed parts have arrived (no sums, no y), 7 pushes nothing and waits for nothing.
+// 9 runs in full and printf's, from thread 0 of each CTA of row tile 0, the SM clock at each
+// stage of the call (scripts/decode_floor.py --trace reads them).
 #ifndef VNM_DEC_PROBE
 #define VNM_DEC_PROBE 0
+#endif
+#if VNM_DEC_PROBE == 9
+#define VNM_DEC_MARK(i) (tr[i] = clock64())
+#else
+#define VNM_DEC_MARK(i)
 #endif
 
 template <int BM, int BN>
@@ -508,6 +516,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const int rank = splits > 1 ? static_cast<int>(cluster_rank()) : 0;
   const int per_owner = (Plan::UNITS + splits - 1) / splits;
   const int mine = (Plan::UNITS - rank + splits - 1) / splits;  // units rank, rank + splits, ...
+#if VNM_DEC_PROBE == 9
+  long long tr[10] = {};
+  u64 gt0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(gt0));
+#endif
+  VNM_DEC_MARK(0);
 
   if (tid == 0) {
     // The CTA's whole share of the weight into L2 while an earlier kernel may still run (PDL)
@@ -525,6 +539,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   grid_dependency_wait();
   __syncthreads();
   if (VNM_DEC_PROBE == 1) return;
+  VNM_DEC_MARK(1);
   if (tid == 0) {
     mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
     bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
@@ -553,6 +568,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   cp_async_commit();
   cp_async_wait<0>();
   __syncthreads();
+  VNM_DEC_MARK(2);
 
   float acc[MT][NTILES][4];
   zero(acc);
@@ -575,6 +591,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
         for (int e = 0; e < 2; ++e) col[ks][j][e] = g * m + static_cast<int>((w >> (8 * (2 * (tig & 1) + e))) & 0xffu);
       }
     mbar_wait(&bars[slot], phase);
+    if (s == 0) VNM_DEC_MARK(3);
     if (VNM_DEC_PROBE != 2) mma_stage_frags<T, WM, WN>(acc, reinterpret_cast<const T*>(smem + slot * Plan::A), sM + s * Plan::M, wm, lane,
                                [&](int ks, int ni, u32 (&bf)[4]) {
 #pragma unroll
@@ -593,6 +610,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   }
   __syncthreads();  // every warp is done with A and the slice: the base takes the output tile
   if (VNM_DEC_PROBE == 2 || VNM_DEC_PROBE == 5) return;
+  VNM_DEC_MARK(4);
 
   if (gridDim.z == 1) {
     epilogue<T, BM, BN, WM, WN, NT, false>(acc, smem, bias, y, nullptr, row0, 0, R, ntok, wm, wn, tid, BlockSync{});
@@ -604,6 +622,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // shared-memory loads needed two (release arrives: MEMBAR.ALL.GPU each, ncu v41), and a CTA's
   // exit after its receive barrier completes leaves no peer writing into it.
   cluster_wait();  // every rank's receive barrier is initialised
+  VNM_DEC_MARK(5);
 #pragma unroll
   for (int mi = 0; mi < MT; ++mi)
 #pragma unroll
@@ -612,7 +631,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
       for (int ni = 0; ni < NTILES; ++ni) {
         const int idx = ((rank * per_owner + u / splits) * 8 + gid) * BN + wn * WN + ni * 8 + 2 * tig;
-        if (owner == rank) {
+        if (VNM_DEC_PROBE == 7) {
+        } else if (owner == rank) {
           *reinterpret_cast<float2*>(recv + idx) = make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
         } else {
           st_async_f32x2(cluster_map(recv + idx, owner), acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1],
@@ -620,8 +640,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
         }
       }
     }
-  mbar_wait(rbar, 0);
+  VNM_DEC_MARK(6);
+  if (VNM_DEC_PROBE != 7) mbar_wait(rbar, 0);
   __syncthreads();  // this rank's own part, stored directly
+  VNM_DEC_MARK(7);
+  if (VNM_DEC_PROBE == 6) return;
   for (int i = tid; i < ntok * mine * 8; i += NT) {
     const int t = i / (mine * 8), j = i % (mine * 8), r = (j / 8 * splits + rank) * 8 + j % 8;
     if (row0 + r >= R) continue;
@@ -629,6 +652,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     for (int q = 0; q < splits; ++q) sum += recv[((q * per_owner + j / 8) * 8 + j % 8) * BN + t];
     y[static_cast<size_t>(t) * R + row0 + r] = Elem<T>::from_float(sum);
   }
+#if VNM_DEC_PROBE == 9
+  VNM_DEC_MARK(8);
+  if (tid == 0 && blockIdx.x == 0)
+    printf("VNMTRACE %llu %d %lld %lld %lld %lld %lld %lld %lld %lld\n", gt0, rank, tr[1] - tr[0], tr[2] - tr[0],
+           tr[3] - tr[0], tr[4] - tr[0], tr[5] - tr[0], tr[6] - tr[0], tr[7] - tr[0], tr[8] - tr[0]);
+#endif
 #endif
 }
 
