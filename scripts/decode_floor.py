@@ -50,6 +50,7 @@ def trace(spec, gen, calls=30):
     rows = sorted([int(v) for v in ln.split()[1:]] for ln in tmp.read().decode().splitlines() if ln.startswith("VNMTRACE"))
     splits = max(row[1] for row in rows) + 1
     per_call = [rows[i:i + splits] for i in range(0, len(rows), splits)][5:]
+    per_call = [c for c in per_call if len({row[1] for row in c}) == splits]  # one row per rank
     spread = statistics.median((c[-1][0] - c[0][0]) / 1e3 for c in per_call)
     period = statistics.median((b[0][0] - a[0][0]) / 1e3 for a, b in zip(per_call, per_call[1:]))
     med = [statistics.median(row[2 + j] for c in per_call for row in c) / 1e3 for j in range(len(MARKS))]

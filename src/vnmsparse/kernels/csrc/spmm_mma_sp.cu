@@ -455,6 +455,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 #ifndef VNM_DEC_PROBE
 #define VNM_DEC_PROBE 0
 #endif
+#ifndef VNM_DEC_V47
+#define VNM_DEC_V47 1
+#endif
 #if VNM_DEC_PROBE == 9
 #define VNM_DEC_MARK(i) (tr[i] = clock64())
 #else
@@ -540,14 +543,17 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   __syncthreads();
   if (VNM_DEC_PROBE == 1) return;
   VNM_DEC_MARK(1);
-  if (tid == 0) {
-    mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
-    bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
-    for (int s = 0; s < slots; ++s) {
-      if (s > 0) mbar_arrive_expect_tx(&bars[s], Plan::A);
-      bulk_copy(smem + s * Plan::A, values_t + (first + s) * (Plan::A / 2), Plan::A, &bars[s]);
+  auto load_a = [&] {
+    if (tid == 0) {
+      mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
+      bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
+      for (int s = 0; s < slots; ++s) {
+        if (s > 0) mbar_arrive_expect_tx(&bars[s], Plan::A);
+        bulk_copy(smem + s * Plan::A, values_t + (first + s) * (Plan::A / 2), Plan::A, &bars[s]);
+      }
     }
-  }
+  };
+  if (!VNM_DEC_V47) load_a();
   if (HAS_COLS) {  // 16-byte aligned: Gp is a multiple of KS
     const u32* colrow = cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS;
     for (int i = tid; i < nsteps * KS / 4; i += NT) cp_async16(cw + 4 * i, colrow + 4 * i, true);
@@ -566,6 +572,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     }
   }
   cp_async_commit();
+  // v47: the X slice's loads go out first (the first mma waits for them; A is on its way to L2
+  // since the PDL prefetch, and its bulk copies follow at once).
+  if (VNM_DEC_V47) load_a();
   cp_async_wait<0>();
   __syncthreads();
   VNM_DEC_MARK(2);
@@ -623,14 +632,19 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // exit after its receive barrier completes leaves no peer writing into it.
   cluster_wait();  // every rank's receive barrier is initialised
   VNM_DEC_MARK(5);
+  // The warp's units u = u0, u0 + 1, ... (two per 16-row block): owner u % splits and slot
+  // u / splits advanced without a division per unit (integer divisions by a runtime value
+  // are ~20 instructions each).
+  int owner = (wm * WM / 8) % splits, slot_u = (wm * WM / 8) / splits;
 #pragma unroll
   for (int mi = 0; mi < MT; ++mi)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int u = (wm * WM + mi * 16) / 8 + h, owner = u % splits;
+      const int u = (wm * WM + mi * 16) / 8 + h;
+      if (!VNM_DEC_V47) owner = u % splits, slot_u = u / splits;
 #pragma unroll
       for (int ni = 0; ni < NTILES; ++ni) {
-        const int idx = ((rank * per_owner + u / splits) * 8 + gid) * BN + wn * WN + ni * 8 + 2 * tig;
+        const int idx = ((rank * per_owner + slot_u) * 8 + gid) * BN + wn * WN + ni * 8 + 2 * tig;
         if (VNM_DEC_PROBE == 7) {
         } else if (owner == rank) {
           *reinterpret_cast<float2*>(recv + idx) = make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
@@ -639,18 +653,37 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
                          cluster_map(rbar, owner));
         }
       }
+      if (++owner == splits) owner = 0, ++slot_u;
     }
   VNM_DEC_MARK(6);
   if (VNM_DEC_PROBE != 7) mbar_wait(rbar, 0);
   __syncthreads();  // this rank's own part, stored directly
   VNM_DEC_MARK(7);
   if (VNM_DEC_PROBE == 6) return;
+  if (VNM_DEC_V47) {
+    // Item (t, j) of this rank's ntok x 8 mine outputs, walked with one division up front; the
+    // ranks' parts are summed in rank order (deterministic), their loads unrolled.
+    const int rows_mine = mine * 8, t_step = NT / rows_mine, j_step = NT % rows_mine;
+    for (int t = tid / rows_mine, j = tid % rows_mine; t < ntok; t += t_step, j += j_step) {
+      if (j >= rows_mine) j -= rows_mine, ++t;
+      if (t >= ntok) break;
+      const int r = (j / 8 * splits + rank) * 8 + j % 8;
+      if (row0 + r >= R) continue;
+      const float* part = recv + (j / 8 * 8 + j % 8) * BN + t;
+      float sum = bias != nullptr ? Elem<T>::to_float(bias[row0 + r]) : 0.f;
+#pragma unroll
+      for (int q = 0; q < 8; ++q)
+        if (q < splits) sum += part[q * per_owner * 8 * BN];
+      y[static_cast<size_t>(t) * R + row0 + r] = Elem<T>::from_float(sum);
+    }
+  } else {
   for (int i = tid; i < ntok * mine * 8; i += NT) {
     const int t = i / (mine * 8), j = i % (mine * 8), r = (j / 8 * splits + rank) * 8 + j % 8;
     if (row0 + r >= R) continue;
     float sum = bias != nullptr ? Elem<T>::to_float(bias[row0 + r]) : 0.f;
     for (int q = 0; q < splits; ++q) sum += recv[((q * per_owner + j / 8) * 8 + j % 8) * BN + t];
     y[static_cast<size_t>(t) * R + row0 + r] = Elem<T>::from_float(sum);
+  }
   }
 #if VNM_DEC_PROBE == 9
   VNM_DEC_MARK(8);
