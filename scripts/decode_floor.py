@@ -11,6 +11,7 @@ over the ranks of row tile 0 and over 30 back-to-back eager calls.
   python scripts/decode_floor.py [--shapes 1024x4096x1:128:2:32,...] [--probes 0,1,2,3,4,5] [--trace]
 """
 import argparse
+import ctypes
 import os
 import statistics
 import sys
@@ -37,6 +38,8 @@ def trace(spec, gen, calls=30):
     for i in range(3):
         run(i)
     torch.cuda.synchronize()
+    libc = ctypes.CDLL(None)
+    libc.fflush(None)  # the device printf lands in C stdio's buffer: flush it on each side of the redirect
     sys.stdout.flush()
     saved, tmp = os.dup(1), tempfile.TemporaryFile()
     os.dup2(tmp.fileno(), 1)  # the kernels' printf goes to the C stdout
@@ -44,6 +47,7 @@ def trace(spec, gen, calls=30):
         for i in range(calls):
             run(i)
         torch.cuda.synchronize()
+        libc.fflush(None)
     finally:
         os.dup2(saved, 1)
     tmp.seek(0)
