@@ -663,8 +663,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   if (VNM_DEC_V47) {
     // Item (t, j) of this rank's ntok x 8 mine outputs, walked with one division up front; the
     // ranks' parts are summed in rank order (deterministic), their loads unrolled.
-    const int rows_mine = mine * 8, t_step = NT / rows_mine, j_step = NT % rows_mine;
-    for (int t = tid / rows_mine, j = tid % rows_mine; t < ntok; t += t_step, j += j_step) {
+    // (A rank may own no unit: 16-row tiles have 2, clusters up to 8 ranks.)
+    const int rows_mine = max(mine * 8, 1), t_step = NT / rows_mine, j_step = NT % rows_mine;
+    for (int t = mine > 0 ? tid / rows_mine : ntok, j = tid % rows_mine; t < ntok; t += t_step, j += j_step) {
       if (j >= rows_mine) j -= rows_mine, ++t;
       if (t >= ntok) break;
       const int r = (j / 8 * splits + rank) * 8 + j % 8;
