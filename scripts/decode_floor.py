@@ -1,14 +1,14 @@
 """What the decode kernel's ~3 us fixed cost per call is made of (GPU; one call, a short table).
 
-Each column is the decode kernel compiled with VNM_DEC_PROBE = p (spmm_mma_sp.cu: 1 launch and
-PDL wait only, 2 loads without math or epilogue, 3 no L2 prefetch, 4 no X slice, 5 no epilogue,
-6 the split pushes without sums, 7 no pushes), with PDL on and off; beside them a one-element
-torch kernel (the launch floor of this harness) and cuBLAS on the dense weight. --trace: probe 9
-instead, the SM clock (thousands of cycles since the CTA began) at each stage of a call, median
-over the ranks of row tile 0 and over 30 back-to-back eager calls.
-(timed as ab_wgmma.time_us does: a CUDA graph of 12 back-to-back calls over 3 rotating sets).
+Each column is the decode kernel compiled with VNM_DEC_PROBE = p (spmm_mma_sp.cu: 0 in full, 1
+launch and PDL wait only, 2 every load without math or epilogue), timed as ab_wgmma.time_us does
+(a CUDA graph of 12 back-to-back calls over 3 rotating sets), with PDL on and off; beside them a
+one-element torch kernel (the launch floor of this harness) and cuBLAS on the dense weight.
+--trace: probe 9 instead, the SM clock (thousands of cycles since the CTA began) at each stage of
+a call, median and slowest over the ranks of row tile 0, median over 25 back-to-back eager calls
+("pdl", the wait for the previous kernel, is the host's launch gap there).
 
-  python scripts/decode_floor.py [--shapes 1024x4096x1:128:2:32,...] [--probes 0,1,2,3,4,5] [--trace]
+  python scripts/decode_floor.py [--shapes 1024x4096x1:128:2:32,...] [--probes 0,1,2] [--trace]
 """
 import argparse
 import ctypes
@@ -68,7 +68,7 @@ def trace(spec, gen, calls=30):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", default=SHAPES)
-    ap.add_argument("--probes", default="0,1,5,6,7")
+    ap.add_argument("--probes", default="0,1,2")
     ap.add_argument("--trace", action="store_true")
     args = ap.parse_args()
     gen = torch.Generator(device="cuda").manual_seed(0)

@@ -445,18 +445,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 // X slice [BN][width + 8] | received parts (K splits) | mbarriers; the epilogue (no splits) reuses
 // the base once the K loop is done. The received parts stay clear of everything the K loop
 // uses: a peer may push before this CTA's last step.
-// Experiment knob (results are wrong unless 0): what a decode call's fixed cost is made of.
-// 1 returns after the PDL wait (launch, mbarrier init, L2 prefetch issue); 2 loads and waits for
-// everything but runs no mma and no epilogue; 3 runs in full without the L2 prefetch; 4 loads no
-// X slice; 5 returns after the K loop (no epilogue, no split reduction); with K splits, 6 returns
-// once the pushed parts have arrived (no sums, no y), 7 pushes nothing and waits for nothing.
-// 9 runs in full and printf's, from thread 0 of each CTA of row tile 0, the SM clock at each
-// stage of the call (scripts/decode_floor.py --trace reads them).
+// Experiment knob, what a decode call's fixed cost is made of (scripts/decode_floor.py; results
+// are wrong for 1 and 2): 1 returns after the PDL wait (launch, mbarrier init, L2 prefetch
+// issue), 2 loads and waits for everything but runs no mma and no epilogue, 9 runs in full and
+// printf's from thread 0 of each CTA of row tile 0 the SM clock at each stage of the call.
 #ifndef VNM_DEC_PROBE
 #define VNM_DEC_PROBE 0
-#endif
-#ifndef VNM_DEC_V47
-#define VNM_DEC_V47 1
 #endif
 #if VNM_DEC_PROBE == 9
 #define VNM_DEC_MARK(i) (tr[i] = clock64())
@@ -471,6 +465,7 @@ struct DecodePlan {
   static constexpr int EPI = BN * (BM + 8) * 2;
   static constexpr int UNITS = BM / 8;       // 8-row units of the tile, owned by the cluster's ranks in turn
   static constexpr int MAX_STEPS = 32;       // per <= this: one mbarrier per slot (+ one to receive)
+  static constexpr int MAX_RANKS = 8;        // K splits: the portable cluster size (DECODE_MAX_SPLITS)
   __host__ __device__ static constexpr int codes(int ring) { return ring * A; }
   __host__ __device__ static constexpr int colw(int per, int ring) { return ring * A + per * M; }
   __host__ __device__ static constexpr int xs(int per, int ring) { return ring * A + per * (M + KS * 4); }
@@ -528,9 +523,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 
   if (tid == 0) {
     // The CTA's whole share of the weight into L2 while an earlier kernel may still run (PDL)
-    if (VNM_DEC_PROBE != 3) bulk_prefetch_l2(values_t + first * (Plan::A / 2), nsteps * Plan::A);
-    if (VNM_DEC_PROBE != 3) bulk_prefetch_l2(meta_t + first * Plan::M, nsteps * Plan::M);
-    if (HAS_COLS && VNM_DEC_PROBE != 3) bulk_prefetch_l2(cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS, nsteps * KS * 4);
+    bulk_prefetch_l2(values_t + first * (Plan::A / 2), nsteps * Plan::A);
+    bulk_prefetch_l2(meta_t + first * Plan::M, nsteps * Plan::M);
+    if (HAS_COLS) bulk_prefetch_l2(cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS, nsteps * KS * 4);
     for (int s = 0; s < slots; ++s) mbar_init(&bars[s], 1);
     if (splits > 1) {
       mbar_init(rbar, 1);
@@ -543,24 +538,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   __syncthreads();
   if (VNM_DEC_PROBE == 1) return;
   VNM_DEC_MARK(1);
-  auto load_a = [&] {
-    if (tid == 0) {
-      mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
-      bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
-      for (int s = 0; s < slots; ++s) {
-        if (s > 0) mbar_arrive_expect_tx(&bars[s], Plan::A);
-        bulk_copy(smem + s * Plan::A, values_t + (first + s) * (Plan::A / 2), Plan::A, &bars[s]);
-      }
-    }
-  };
-  if (!VNM_DEC_V47) load_a();
   if (HAS_COLS) {  // 16-byte aligned: Gp is a multiple of KS
     const u32* colrow = cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS;
     for (int i = tid; i < nsteps * KS / 4; i += NT) cp_async16(cw + 4 * i, colrow + 4 * i, true);
   }
   const int cpr = width / 8;
   const bool vec = ldx % 8 == 0 && (reinterpret_cast<size_t>(x) & 15) == 0;
-  for (int i = tid; i < (VNM_DEC_PROBE == 4 ? 0 : ntok * cpr); i += NT) {
+  for (int i = tid; i < ntok * cpr; i += NT) {
     const int t = i / cpr, c = i % cpr, gk = c0 + 8 * c;
     T* dst = xs + t * xp + 8 * c;
     const T* src = x + static_cast<size_t>(t) * ldx + gk;
@@ -572,9 +556,16 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     }
   }
   cp_async_commit();
-  // v47: the X slice's loads go out first (the first mma waits for them; A is on its way to L2
-  // since the PDL prefetch, and its bulk copies follow at once).
-  if (VNM_DEC_V47) load_a();
+  // The X slice's loads go out before the A copies (v47: the first mma waits for the slice;
+  // A is on its way into L2 since the prefetch above).
+  if (tid == 0) {
+    mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
+    bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
+    for (int s = 0; s < slots; ++s) {
+      if (s > 0) mbar_arrive_expect_tx(&bars[s], Plan::A);
+      bulk_copy(smem + s * Plan::A, values_t + (first + s) * (Plan::A / 2), Plan::A, &bars[s]);
+    }
+  }
   cp_async_wait<0>();
   __syncthreads();
   VNM_DEC_MARK(2);
@@ -601,13 +592,14 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       }
     mbar_wait(&bars[slot], phase);
     if (s == 0) VNM_DEC_MARK(3);
-    if (VNM_DEC_PROBE != 2) mma_stage_frags<T, WM, WN>(acc, reinterpret_cast<const T*>(smem + slot * Plan::A), sM + s * Plan::M, wm, lane,
-                               [&](int ks, int ni, u32 (&bf)[4]) {
+    if (VNM_DEC_PROBE != 2)
+      mma_stage_frags<T, WM, WN>(acc, reinterpret_cast<const T*>(smem + slot * Plan::A), sM + s * Plan::M, wm, lane,
+                                 [&](int ks, int ni, u32 (&bf)[4]) {
 #pragma unroll
-                                 for (int j = 0; j < 4; ++j)
-                                   bf[j] = static_cast<u32>(xrow[ni][col[ks][j][0]]) |
-                                           (static_cast<u32>(xrow[ni][col[ks][j][1]]) << 16);
-                               });
+                                   for (int j = 0; j < 4; ++j)
+                                     bf[j] = static_cast<u32>(xrow[ni][col[ks][j][0]]) |
+                                             (static_cast<u32>(xrow[ni][col[ks][j][1]]) << 16);
+                                 });
     if (s + slots < nsteps) {  // the same for every thread: the barrier is uniform
       __syncthreads();         // every warp holds this slot's fragments: refill it with step s + slots
       if (tid == 0) {
@@ -618,7 +610,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     if (++slot == slots) slot = 0, phase ^= 1;
   }
   __syncthreads();  // every warp is done with A and the slice: the base takes the output tile
-  if (VNM_DEC_PROBE == 2 || VNM_DEC_PROBE == 5) return;
+  if (VNM_DEC_PROBE == 2) return;
   VNM_DEC_MARK(4);
 
   if (gridDim.z == 1) {
@@ -640,13 +632,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   for (int mi = 0; mi < MT; ++mi)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int u = (wm * WM + mi * 16) / 8 + h;
-      if (!VNM_DEC_V47) owner = u % splits, slot_u = u / splits;
 #pragma unroll
       for (int ni = 0; ni < NTILES; ++ni) {
         const int idx = ((rank * per_owner + slot_u) * 8 + gid) * BN + wn * WN + ni * 8 + 2 * tig;
-        if (VNM_DEC_PROBE == 7) {
-        } else if (owner == rank) {
+        if (owner == rank) {
           *reinterpret_cast<float2*>(recv + idx) = make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
         } else {
           st_async_f32x2(cluster_map(recv + idx, owner), acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1],
@@ -656,35 +645,24 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       if (++owner == splits) owner = 0, ++slot_u;
     }
   VNM_DEC_MARK(6);
-  if (VNM_DEC_PROBE != 7) mbar_wait(rbar, 0);
+  mbar_wait(rbar, 0);
   __syncthreads();  // this rank's own part, stored directly
   VNM_DEC_MARK(7);
-  if (VNM_DEC_PROBE == 6) return;
-  if (VNM_DEC_V47) {
-    // Item (t, j) of this rank's ntok x 8 mine outputs, walked with one division up front; the
-    // ranks' parts are summed in rank order (deterministic), their loads unrolled.
-    // (A rank may own no unit: 16-row tiles have 2, clusters up to 8 ranks.)
-    const int rows_mine = max(mine * 8, 1), t_step = NT / rows_mine, j_step = NT % rows_mine;
-    for (int t = mine > 0 ? tid / rows_mine : ntok, j = tid % rows_mine; t < ntok; t += t_step, j += j_step) {
-      if (j >= rows_mine) j -= rows_mine, ++t;
-      if (t >= ntok) break;
-      const int r = (j / 8 * splits + rank) * 8 + j % 8;
-      if (row0 + r >= R) continue;
-      const float* part = recv + (j / 8 * 8 + j % 8) * BN + t;
-      float sum = bias != nullptr ? Elem<T>::to_float(bias[row0 + r]) : 0.f;
-#pragma unroll
-      for (int q = 0; q < 8; ++q)
-        if (q < splits) sum += part[q * per_owner * 8 * BN];
-      y[static_cast<size_t>(t) * R + row0 + r] = Elem<T>::from_float(sum);
-    }
-  } else {
-  for (int i = tid; i < ntok * mine * 8; i += NT) {
-    const int t = i / (mine * 8), j = i % (mine * 8), r = (j / 8 * splits + rank) * 8 + j % 8;
+  // Item (t, j) of this rank's ntok x 8 mine outputs, walked with one division up front; the
+  // ranks' parts are summed in rank order (deterministic), their loads unrolled.
+  // (A rank may own no unit: 16-row tiles have 2, clusters up to 8 ranks.)
+  const int rows_mine = max(mine * 8, 1), t_step = NT / rows_mine, j_step = NT % rows_mine;
+  for (int t = mine > 0 ? tid / rows_mine : ntok, j = tid % rows_mine; t < ntok; t += t_step, j += j_step) {
+    if (j >= rows_mine) j -= rows_mine, ++t;
+    if (t >= ntok) break;
+    const int r = (j / 8 * splits + rank) * 8 + j % 8;
     if (row0 + r >= R) continue;
+    const float* part = recv + j * BN + t;  // rank q's part of it at q * per_owner * 8 * BN
     float sum = bias != nullptr ? Elem<T>::to_float(bias[row0 + r]) : 0.f;
-    for (int q = 0; q < splits; ++q) sum += recv[((q * per_owner + j / 8) * 8 + j % 8) * BN + t];
+#pragma unroll
+    for (int q = 0; q < Plan::MAX_RANKS; ++q)
+      if (q < splits) sum += part[q * per_owner * 8 * BN];
     y[static_cast<size_t>(t) * R + row0 + r] = Elem<T>::from_float(sum);
-  }
   }
 #if VNM_DEC_PROBE == 9
   VNM_DEC_MARK(8);
