@@ -226,8 +226,9 @@ def _sms(device_index: int) -> int:
 DEFINES: dict = {}
 
 
-def _kernel(name: str):
-    return jit.get_kernel(SOURCE, name, params=_PARAMS, defines=DEFINES)
+def _kernel(name: str, params: tuple = _PARAMS):
+    """Every kernel of this module, with the A/B knobs of DEFINES."""
+    return jit.get_kernel(SOURCE, name, params=params, defines=DEFINES)
 
 
 def feature_major(x2: torch.Tensor):
@@ -243,7 +244,7 @@ def feature_major(x2: torch.Tensor):
     grid = (-(-ldxt // 64), -(-k // 64), 1)
     wide = TRANSPOSE16 and k % 8 == 0 and x2.stride(0) % 8 == 0 and x2.data_ptr() % 16 == 0
     name = f"vnm::{'transpose_pad16' if wide else 'transpose_pad'}<{_CTYPE[x2.dtype]}>"
-    jit.get_kernel(SOURCE, name, params=("ptr", "ptr", "i32", "i32", "i32", "i32")).launch(
+    _kernel(name, ("ptr", "ptr", "i32", "i32", "i32", "i32")).launch(
         grid, (256, 1, 1), (x2, xt, ntok, k, x2.stride(0), ldxt), pdl=True
     )
     return xt, ldxt, ldxt
@@ -432,7 +433,7 @@ def _decode_clusters_at_once(device: torch.device, bm: int, bn: int, smem: int, 
     threads = (bm // wm) * (bn // wn) * 32
     if torch.cuda.is_available():
         try:
-            kernel = jit.get_kernel(SOURCE, decode_name(dtype, bm, bn, True), params=_DECODE_PARAMS)
+            kernel = _kernel(decode_name(dtype, bm, bn, True), _DECODE_PARAMS)
             return max(1, kernel.max_active_clusters(threads, (1, 1, splits), shared_mem=smem))
         except Exception:  # noqa: BLE001 - an estimate serves where the driver cannot answer
             pass
@@ -464,7 +465,7 @@ def _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan) -> None:
     bm, bn, splits, per = plan
     xr = x2 if x2.stride(1) == 1 else x2.contiguous()
     wm, wn = _decode_warp_tile(bm, bn)
-    kernel = jit.get_kernel(SOURCE, decode_name(x2.dtype, bm, bn, cols is not None), params=_DECODE_PARAMS)
+    kernel = _kernel(decode_name(x2.dtype, bm, bn, cols is not None), _DECODE_PARAMS)
     kernel.launch(
         (-(-r // bm), 1, splits), ((bm // wm) * (bn // wn) * 32, 1, 1),
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
@@ -492,7 +493,7 @@ def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> Non
     """y = sum of the split-K fp32 partials [splits, T, R] + bias, in one deterministic pass."""
     splits, ntok, r = partial.shape
     n = ntok * r
-    jit.get_kernel(SOURCE, f"vnm::splitk_reduce<{_CTYPE[y.dtype]}>", params=("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
+    _kernel(f"vnm::splitk_reduce<{_CTYPE[y.dtype]}>", ("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
         (min(-(-n // 256), 4 * sms), 1, 1), (256, 1, 1), (partial, bias, y, splits, ntok, r), pdl=True
     )
 

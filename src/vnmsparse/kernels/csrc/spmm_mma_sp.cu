@@ -445,6 +445,19 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 // X slice [BN][width + 8] | received parts (K splits) | mbarriers; the epilogue (no splits) reuses
 // the base once the K loop is done. The received parts stay clear of everything the K loop
 // uses: a peer may push before this CTA's last step.
+// Experiment knob, what a decode call's fixed cost is made of (scripts/decode_floor.py; results
+// are wrong for 1 and 2): 1 returns after the PDL wait (launch, mbarrier init, L2 prefetch
+// issue), 2 loads and waits for everything but runs no mma and no epilogue, 9 runs in full and
+// printf's from thread 0 of each CTA of row tile 0 the SM clock at each stage of the call.
+#ifndef VNM_DEC_PROBE
+#define VNM_DEC_PROBE 0
+#endif
+#if VNM_DEC_PROBE == 9
+#define VNM_DEC_MARK(i) (tr[i] = clock64())
+#else
+#define VNM_DEC_MARK(i)
+#endif
+
 template <int BM, int BN>
 struct DecodePlan {
   static constexpr int A = BM * 2 * KS * 2;  // bytes of one step's A tile (one bulk copy)
@@ -452,6 +465,7 @@ struct DecodePlan {
   static constexpr int EPI = BN * (BM + 8) * 2;
   static constexpr int UNITS = BM / 8;       // 8-row units of the tile, owned by the cluster's ranks in turn
   static constexpr int MAX_STEPS = 32;       // per <= this: one mbarrier per slot (+ one to receive)
+  static constexpr int MAX_RANKS = 8;        // K splits: the portable cluster size (DECODE_MAX_SPLITS)
   __host__ __device__ static constexpr int codes(int ring) { return ring * A; }
   __host__ __device__ static constexpr int colw(int per, int ring) { return ring * A + per * M; }
   __host__ __device__ static constexpr int xs(int per, int ring) { return ring * A + per * (M + KS * 4); }
@@ -500,6 +514,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const int rank = splits > 1 ? static_cast<int>(cluster_rank()) : 0;
   const int per_owner = (Plan::UNITS + splits - 1) / splits;
   const int mine = (Plan::UNITS - rank + splits - 1) / splits;  // units rank, rank + splits, ...
+#if VNM_DEC_PROBE == 9
+  long long tr[10] = {};
+  u64 gt0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(gt0));
+#endif
+  VNM_DEC_MARK(0);
 
   if (tid == 0) {
     // The CTA's whole share of the weight into L2 while an earlier kernel may still run (PDL)
@@ -516,14 +536,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   if (splits > 1) cluster_arrive_relaxed();  // waited for before the first push, long after
   grid_dependency_wait();
   __syncthreads();
-  if (tid == 0) {
-    mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
-    bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
-    for (int s = 0; s < slots; ++s) {
-      if (s > 0) mbar_arrive_expect_tx(&bars[s], Plan::A);
-      bulk_copy(smem + s * Plan::A, values_t + (first + s) * (Plan::A / 2), Plan::A, &bars[s]);
-    }
-  }
+  if (VNM_DEC_PROBE == 1) return;
+  VNM_DEC_MARK(1);
   if (HAS_COLS) {  // 16-byte aligned: Gp is a multiple of KS
     const u32* colrow = cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS;
     for (int i = tid; i < nsteps * KS / 4; i += NT) cp_async16(cw + 4 * i, colrow + 4 * i, true);
@@ -542,8 +556,19 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     }
   }
   cp_async_commit();
+  // The X slice's loads go out before the A copies (v47: the first mma waits for the slice;
+  // A is on its way into L2 since the prefetch above).
+  if (tid == 0) {
+    mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
+    bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
+    for (int s = 0; s < slots; ++s) {
+      if (s > 0) mbar_arrive_expect_tx(&bars[s], Plan::A);
+      bulk_copy(smem + s * Plan::A, values_t + (first + s) * (Plan::A / 2), Plan::A, &bars[s]);
+    }
+  }
   cp_async_wait<0>();
   __syncthreads();
+  VNM_DEC_MARK(2);
 
   float acc[MT][NTILES][4];
   zero(acc);
@@ -566,13 +591,15 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
         for (int e = 0; e < 2; ++e) col[ks][j][e] = g * m + static_cast<int>((w >> (8 * (2 * (tig & 1) + e))) & 0xffu);
       }
     mbar_wait(&bars[slot], phase);
-    mma_stage_frags<T, WM, WN>(acc, reinterpret_cast<const T*>(smem + slot * Plan::A), sM + s * Plan::M, wm, lane,
-                               [&](int ks, int ni, u32 (&bf)[4]) {
+    if (s == 0) VNM_DEC_MARK(3);
+    if (VNM_DEC_PROBE != 2)
+      mma_stage_frags<T, WM, WN>(acc, reinterpret_cast<const T*>(smem + slot * Plan::A), sM + s * Plan::M, wm, lane,
+                                 [&](int ks, int ni, u32 (&bf)[4]) {
 #pragma unroll
-                                 for (int j = 0; j < 4; ++j)
-                                   bf[j] = static_cast<u32>(xrow[ni][col[ks][j][0]]) |
-                                           (static_cast<u32>(xrow[ni][col[ks][j][1]]) << 16);
-                               });
+                                   for (int j = 0; j < 4; ++j)
+                                     bf[j] = static_cast<u32>(xrow[ni][col[ks][j][0]]) |
+                                             (static_cast<u32>(xrow[ni][col[ks][j][1]]) << 16);
+                                 });
     if (s + slots < nsteps) {  // the same for every thread: the barrier is uniform
       __syncthreads();         // every warp holds this slot's fragments: refill it with step s + slots
       if (tid == 0) {
@@ -583,6 +610,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     if (++slot == slots) slot = 0, phase ^= 1;
   }
   __syncthreads();  // every warp is done with A and the slice: the base takes the output tile
+  if (VNM_DEC_PROBE == 2) return;
+  VNM_DEC_MARK(4);
 
   if (gridDim.z == 1) {
     epilogue<T, BM, BN, WM, WN, NT, false>(acc, smem, bias, y, nullptr, row0, 0, R, ntok, wm, wn, tid, BlockSync{});
@@ -594,14 +623,18 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // shared-memory loads needed two (release arrives: MEMBAR.ALL.GPU each, ncu v41), and a CTA's
   // exit after its receive barrier completes leaves no peer writing into it.
   cluster_wait();  // every rank's receive barrier is initialised
+  VNM_DEC_MARK(5);
+  // The warp's units u = u0, u0 + 1, ... (two per 16-row block): owner u % splits and slot
+  // u / splits advanced without a division per unit (integer divisions by a runtime value
+  // are ~20 instructions each).
+  int owner = (wm * WM / 8) % splits, slot_u = (wm * WM / 8) / splits;
 #pragma unroll
   for (int mi = 0; mi < MT; ++mi)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int u = (wm * WM + mi * 16) / 8 + h, owner = u % splits;
 #pragma unroll
       for (int ni = 0; ni < NTILES; ++ni) {
-        const int idx = ((rank * per_owner + u / splits) * 8 + gid) * BN + wn * WN + ni * 8 + 2 * tig;
+        const int idx = ((rank * per_owner + slot_u) * 8 + gid) * BN + wn * WN + ni * 8 + 2 * tig;
         if (owner == rank) {
           *reinterpret_cast<float2*>(recv + idx) = make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
         } else {
@@ -609,16 +642,34 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
                          cluster_map(rbar, owner));
         }
       }
+      if (++owner == splits) owner = 0, ++slot_u;
     }
+  VNM_DEC_MARK(6);
   mbar_wait(rbar, 0);
   __syncthreads();  // this rank's own part, stored directly
-  for (int i = tid; i < ntok * mine * 8; i += NT) {
-    const int t = i / (mine * 8), j = i % (mine * 8), r = (j / 8 * splits + rank) * 8 + j % 8;
+  VNM_DEC_MARK(7);
+  // Item (t, j) of this rank's ntok x 8 mine outputs, walked with one division up front; the
+  // ranks' parts are summed in rank order (deterministic), their loads unrolled.
+  // (A rank may own no unit: 16-row tiles have 2, clusters up to 8 ranks.)
+  const int rows_mine = max(mine * 8, 1), t_step = NT / rows_mine, j_step = NT % rows_mine;
+  for (int t = mine > 0 ? tid / rows_mine : ntok, j = tid % rows_mine; t < ntok; t += t_step, j += j_step) {
+    if (j >= rows_mine) j -= rows_mine, ++t;
+    if (t >= ntok) break;
+    const int r = (j / 8 * splits + rank) * 8 + j % 8;
     if (row0 + r >= R) continue;
+    const float* part = recv + j * BN + t;  // rank q's part of it at q * per_owner * 8 * BN
     float sum = bias != nullptr ? Elem<T>::to_float(bias[row0 + r]) : 0.f;
-    for (int q = 0; q < splits; ++q) sum += recv[((q * per_owner + j / 8) * 8 + j % 8) * BN + t];
+#pragma unroll
+    for (int q = 0; q < Plan::MAX_RANKS; ++q)
+      if (q < splits) sum += part[q * per_owner * 8 * BN];
     y[static_cast<size_t>(t) * R + row0 + r] = Elem<T>::from_float(sum);
   }
+#if VNM_DEC_PROBE == 9
+  VNM_DEC_MARK(8);
+  if (tid == 0 && blockIdx.x == 0)
+    printf("VNMTRACE %llu %d %lld %lld %lld %lld %lld %lld %lld %lld\n", gt0, rank, tr[1] - tr[0], tr[2] - tr[0],
+           tr[3] - tr[0], tr[4] - tr[0], tr[5] - tr[0], tr[6] - tr[0], tr[7] - tr[0], tr[8] - tr[0]);
+#endif
 #endif
 }
 
