@@ -97,7 +97,8 @@ def main():
     global PATH, TILE, SPLITS, BETWEEN
     PATH, BETWEEN = args.path, bool(args.between)
     kernel_mod = W if PATH == "wgmma_sp" else K
-    owner = lambda name: jit if hasattr(jit, name) else kernel_mod  # whose host-side switch it is
+    # whose host-side switch it is (jit's, then either kernel module's; else a macro of kernel_mod's)
+    owner = lambda name: next((mod for mod in (jit, kernel_mod, W, K) if hasattr(mod, name)), kernel_mod)
     macro, values = args.knob.split("=")
     mod = owner(macro)
     gen = torch.Generator(device="cuda").manual_seed(0)
