@@ -26,15 +26,18 @@ from vnmsparse.kernels import spmm_mma_sp as K
 from ab_wgmma import case, time_us
 
 SHAPES = "1024x4096x1:128:2:32,4096x4096x1:128:2:32,4096x4096x1:128:2:8,4096x4096x1:2:4,11008x4096x1:128:2:8,4096x4096x8:128:2:16"
-
-
 MARKS = ("pdl", "x", "a0", "loop", "cw", "push", "rbar", "end")
+
+
+def decode_call(sets, r, k, cfg):
+    """Call i of the decode kernel on the rotating (x, weight) sets of ab_wgmma.case."""
+    return lambda i: K.spmm_sm90_decode(sets[i % 3][0], *K.layout_of(sets[i % 3][2], True), None, r, k, cfg.v, cfg.m)
 
 
 def trace(spec, gen, calls=30):
     r, k, t, cfg, sets = case(spec, gen)
     K.DEFINES = {"VNM_DEC_PROBE": 9}
-    run = lambda i: K.spmm_sm90_decode(sets[i % 3][0], *K.layout_of(sets[i % 3][2], True), None, r, k, cfg.v, cfg.m)
+    run = decode_call(sets, r, k, cfg)
     for i in range(3):
         run(i)
     torch.cuda.synchronize()
@@ -91,7 +94,7 @@ def main():
             jit.PDL = pdl
             for p in probes:
                 K.DEFINES = {"VNM_DEC_PROBE": p} if p else {}
-                run = lambda i: K.spmm_sm90_decode(sets[i % 3][0], *K.layout_of(sets[i % 3][2], True), None, r, k, cfg.v, cfg.m)
+                run = decode_call(sets, r, k, cfg)
                 if p == 0:
                     ref = sets[0][0].float() @ sets[0][1].float().t()
                     err = ((run(0).float() - ref).norm() / ref.norm()).item()

@@ -515,7 +515,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const int per_owner = (Plan::UNITS + splits - 1) / splits;
   const int mine = (Plan::UNITS - rank + splits - 1) / splits;  // units rank, rank + splits, ...
 #if VNM_DEC_PROBE == 9
-  long long tr[10] = {};
+  long long tr[9] = {};
   u64 gt0;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(gt0));
 #endif
