@@ -10,7 +10,7 @@ import torch
 
 from vnmsparse.kernels import spmm_mma_sp as K
 
-from ab_wgmma import case, set_switch, time_us
+from ab_wgmma import case, decode_call, set_switch, time_us
 
 SHAPES = ("11008x4096x1:128:2:8,4096x11008x1:128:2:8,4096x4096x1:128:2:8,11008x4096x8:64:2:8,"
           "11008x4096x1:2:4,4096x11008x1:2:4,11008x4096x1:128:2:16,11008x4096x4:128:2:32")
@@ -34,7 +34,7 @@ def main():
             set_switch(K, name, value)
             K.decode_plan.cache_clear()
             plans[value] = K.decode_plan(x.device, t, r, K.layout_steps(k, cfg.m), cfg.v, cfg.m)
-            run = lambda i: K.spmm_sm90_decode(sets[i % 3][0], *K.layout_of(sets[i % 3][2], True), None, r, k, cfg.v, cfg.m)
+            run = decode_call(sets, r, k, cfg)
             err = ((run(0).float() - ref).norm() / ref.norm()).item()
             cells.append(f"{time_us(run):8.1f} us" + ("" if err < 1e-2 else f" ERR {err:.1e}"))
         print(f"{spec:28s} " + " ".join(cells) + "  " + " ".join(f"{v}:{plans[v]}" for v in dict.fromkeys(values)))

@@ -60,6 +60,11 @@ def run(sets, r, k, cfg, i):
     return K.spmm_sm80(x, *K.layout_of(vw), None, r, k, cfg.v, cfg.m, tile=tile, splits=SPLITS)
 
 
+def decode_call(sets, r, k, cfg):
+    """Call i of the one-launch decode kernel on the rotating (x, weight) sets of case()."""
+    return lambda i: K.spmm_sm90_decode(sets[i % 3][0], *K.layout_of(sets[i % 3][2], True), None, r, k, cfg.v, cfg.m)
+
+
 def set_switch(mod, name, value):
     """A module attribute from its text: an int where the attribute is one, else a 0/1 flag."""
     current = getattr(mod, name)

@@ -23,15 +23,10 @@ import torch.nn.functional as F
 from vnmsparse.kernels import jit
 from vnmsparse.kernels import spmm_mma_sp as K
 
-from ab_wgmma import case, time_us
+from ab_wgmma import case, decode_call, time_us
 
 SHAPES = "1024x4096x1:128:2:32,4096x4096x1:128:2:32,4096x4096x1:128:2:8,4096x4096x1:2:4,11008x4096x1:128:2:8,4096x4096x8:128:2:16"
 MARKS = ("pdl", "x", "a0", "loop", "cw", "push", "rbar", "end")
-
-
-def decode_call(sets, r, k, cfg):
-    """Call i of the decode kernel on the rotating (x, weight) sets of ab_wgmma.case."""
-    return lambda i: K.spmm_sm90_decode(sets[i % 3][0], *K.layout_of(sets[i % 3][2], True), None, r, k, cfg.v, cfg.m)
 
 
 def trace(spec, gen, calls=30):
