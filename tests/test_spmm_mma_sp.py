@@ -412,7 +412,9 @@ def test_decode_plan_takes_the_fewest_waves_then_the_most_splits(monkeypatch, fa
     assert K.decode_plan.__wrapped__(dev, 1, 11008, 32, 128, 8)[2:] == (4, 8)
     K.decode_plan.__wrapped__(dev, 1, 11008, 32, 128, 8, torch.float16)
     assert asked == {torch.bfloat16, torch.float16}
-    at_once.update(dict.fromkeys(range(1, 9), 10))  # waves tie: the most splits of >= 2 steps
+    at_once.update(dict.fromkeys(range(1, 9), 10))  # waves tie: the most splits of >= DECODE_MIN_SPLIT_STEPS
+    assert K.decode_plan.__wrapped__(dev, 1, 11008, 8, 128, 32)[2:] == (8, 1)
+    monkeypatch.setattr(K, "DECODE_MIN_SPLIT_STEPS", 2)
     assert K.decode_plan.__wrapped__(dev, 1, 11008, 8, 128, 32)[2:] == (4, 2)
     monkeypatch.setattr(K, "DECODE_ONE_WAVE", False)  # v13's rule
     assert K.decode_plan.__wrapped__(dev, 1, 11008, 32, 128, 8)[2:] == (7, 5)

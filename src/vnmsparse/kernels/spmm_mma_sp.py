@@ -121,6 +121,10 @@ def choose_tile(ntok: int, v: int, bulk: bool = False) -> TileConfig:
 # its reduction (decode, H200: 128:2:32 at T = 4, 8 x 1 steps 7.5 us, 4 x 2 6.2; v41: 2 against
 # 4 and 8, best or even on 8 decode shapes).
 MIN_SPLIT_STEPS = 2
+# ... except the decode kernel's, where one step per split pays since its reduction is pushes over
+# the cluster (v42, v47: 1024 x 4096 128:2:32 T = 1 2.8 -> 2.6 us, T = 8 3.9 -> 3.1; even where the
+# plan does not change; v51a).
+DECODE_MIN_SPLIT_STEPS = 1
 
 
 def splits_for(ctas: int, steps: int, wave: int) -> int:
@@ -410,9 +414,9 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
         return bm, bn, -(-steps // per), per
     # A CTA's loads start with it, so the fewest waves of clusters (a CTA of the last wave starts
     # its loads only when one of the first ends: ncu, LLaMA gate/up 128:2:8 at T = 1,
-    # 7 splits, 1.14 waves, DRAM at 34%), then the most splits of >= MIN_SPLIT_STEPS steps each.
+    # 7 splits, 1.14 waves, DRAM at 34%), then the most splits of >= DECODE_MIN_SPLIT_STEPS steps each.
     best = None
-    for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // MIN_SPLIT_STEPS)) + 1):
+    for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // DECODE_MIN_SPLIT_STEPS)) + 1):
         per = -(-steps // splits)
         splits = -(-steps // per)
         smem = decode_smem_bytes(bm, bn, per, m, splits)
