@@ -56,7 +56,7 @@ def run(sets, r, k, cfg, i):
     if PATH == "wgmma_sp":
         layout = K.layout_of(vw) if TILE is not None and not TILE.a_regs else W.layout_of(vw)
         return W.spmm_sm90a(x, *layout, None, r, k, cfg.v, cfg.m, tile=TILE, splits=SPLITS)
-    tile = K.ws_tile(cfg.v, cfg.m) if PATH == "mma_sp_ws" else None
+    tile = K.ws_tile(cfg.v, cfg.m) if PATH == "mma_sp_ws" else TILE  # (TILE: one of K.TILES, by name)
     return K.spmm_sm80(x, *K.layout_of(vw), None, r, k, cfg.v, cfg.m, tile=tile, splits=SPLITS)
 
 
@@ -110,7 +110,7 @@ def main():
     cases = [(s, *case(s, gen)) for s in args.shapes.split(",")]
     print(f"{'shape':32s} " + " ".join(f"{macro}={v:>4s}" for v in values.split(",")))
     rows = {s: [] for s, *_ in cases}
-    tiles = {str(t): t for t in W.ALL_TILES}
+    tiles = {str(t): t for t in W.ALL_TILES + K.TILES}
     fixed = dict(d.split("=") for d in args.define)
     TILE = tiles[fixed.pop("TILE")] if "TILE" in fixed else None
     for name in [n for n in fixed if hasattr(owner(n), n)]:  # host-side switches held fixed
