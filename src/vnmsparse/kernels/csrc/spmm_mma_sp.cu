@@ -254,9 +254,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   float acc[MT][NTILES][4];
   zero(acc);
 
-  // Multistage cp.async pipeline: STAGES-1 stages in flight while one is consumed. (Launched
-  // with PDL on sm_90: nothing before this point reads what an earlier kernel writes.)
-  grid_dependency_wait();
+  // Multistage cp.async pipeline: STAGES-1 stages in flight while one is consumed.
   fetch_columns(kbeg);
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
