@@ -64,6 +64,8 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     if t <= K.DECODE_MAX_TOKENS and not ONLY and torch.cuda.get_device_capability()[0] >= 9:  # the one-launch decode kernel
         check(K.spmm_sm90_decode(x, *K.layout_of(vw, True), b, r, k, cfg.v, cfg.m), "decode kernel")
     if W.supported(torch.device("cuda"))[0] and W.row_tile(cfg.v, cfg.m):
+        if not ONLY and K.decode_preferred(x.device, t, r, k, cfg.v, cfg.m, dtype, image=True):
+            check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m), "decode kernel, fragment image")
         for tma in () if ONLY else (False, True) if W.x_direct(x, cfg.m > 4) else (False,):
             check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits, tma_x=tma),
                   f"splits={splits} wgmma tma_x={tma}")

@@ -490,10 +490,10 @@ def test_gpu_vnmlinear_uses_kernel_and_matches(dtype, cfg):
 @pytest.mark.gpu
 def test_gpu_vnmlinear_picks_the_kernel_per_call(monkeypatch):
     """The layout (kernel) is chosen by each call's token count, as vnmsparse.spmm chooses it: on
-    sm_90a a 1-token call takes the decode kernel, a 16-token one the wgmma.sp kernel and a
-    300-token 64:2:8 call the as-2:4 path."""
+    sm_90a a 1-token and a 16-token call take the wgmma.sp layout (at 1 token its launcher runs the
+    decode kernel on it) and a 300-token 64:2:8 call the as-2:4 path."""
     from vnmsparse import ops
-    from vnmsparse.kernels import best_kernel, spmm_mma_sp, spmm_wgmma_sp
+    from vnmsparse.kernels import best_kernel, spmm_wgmma_sp
 
     if best_kernel(torch.cuda.current_device()) != 3:
         pytest.skip("needs the sm_90a wgmma.sp kernel")
@@ -502,7 +502,7 @@ def test_gpu_vnmlinear_picks_the_kernel_per_call(monkeypatch):
         monkeypatch.setitem(ops.CUDA_LAYOUTS, name, lambda *a, _n=name, _f=fn, **k: used.append(_n) or _f(*a, **k))
     lin = masked_linear(512, 1024, "64:2:8", dtype=torch.bfloat16)
     m = VNMLinear.from_linear(lin, "64:2:8").cuda()
-    for tokens, want in ((1, spmm_mma_sp.LAYOUT_DECODE), (16, spmm_wgmma_sp.LAYOUT), (300, spmm_wgmma_sp.LAYOUT_AS_2_4)):
+    for tokens, want in ((1, spmm_wgmma_sp.LAYOUT), (16, spmm_wgmma_sp.LAYOUT), (300, spmm_wgmma_sp.LAYOUT_AS_2_4)):
         x = torch.randn(tokens, 1024, dtype=torch.bfloat16, device="cuda")
         ref = x.double() @ lin.weight.cuda().double().t() + lin.bias.cuda().double()
         with torch.no_grad():

@@ -466,16 +466,19 @@ def test_layout_for_every_token_count_is_the_shared_one(monkeypatch):
 @pytest.mark.gpu
 @needs_sm90a
 def test_op_routes_by_pattern_and_tokens(monkeypatch):
-    """vnmsparse.spmm on sm_90a: 2:4 and V:2:8 take the decode kernel's layout up to 8 tokens and
-    the wgmma.sp one past that, V:2:8 the as-2:4 layout from AS_2_4_MIN_TOKENS on (not with
-    VNM_AS_2_4=0), V:2:16 the gathered one; results stay right."""
+    """vnmsparse.spmm on sm_90a: the wgmma.sp kernel's layout at every T, whose launcher runs the
+    decode kernel on it up to 8 tokens (V % 64 != 0: the decode kernel's own layout), V:2:8 the
+    as-2:4 layout from AS_2_4_MIN_TOKENS on (not with VNM_AS_2_4=0), V:2:16 the gathered one;
+    results stay right."""
     import vnmsparse.kernels as kernels
 
     gen = torch.Generator().manual_seed(5)
-    for pattern, t, want in (("2:4", 1, spmm_mma_sp.LAYOUT_DECODE), ("2:4", 4, spmm_mma_sp.LAYOUT_DECODE),
-                             ("2:4", 8, spmm_mma_sp.LAYOUT_DECODE), ("2:4", 9, W.LAYOUT), ("2:4", 300, W.LAYOUT),
-                             ("64:2:8", 1, spmm_mma_sp.LAYOUT_DECODE), ("64:2:8", 8, spmm_mma_sp.LAYOUT_DECODE),
-                             ("64:2:8", 16, W.LAYOUT),
+    images = []
+    decode = spmm_mma_sp.spmm_decode
+    monkeypatch.setattr(spmm_mma_sp, "spmm_decode", lambda *a, image=False: images.append(image) or decode(*a, image=image))
+    for pattern, t, want in (("2:4", 1, W.LAYOUT), ("2:4", 4, W.LAYOUT), ("2:4", 8, W.LAYOUT), ("2:4", 9, W.LAYOUT),
+                             ("2:4", 300, W.LAYOUT), ("64:2:8", 1, W.LAYOUT), ("64:2:8", 8, W.LAYOUT),
+                             ("64:2:8", 16, W.LAYOUT), ("32:2:8", 4, spmm_mma_sp.LAYOUT_DECODE),
                              ("64:2:8", 100, W.LAYOUT), ("64:2:8", 300, W.LAYOUT_AS_2_4),
                              ("64:2:16", 300, W.LAYOUT)):
         for disable in (False, True):
@@ -485,12 +488,46 @@ def test_op_routes_by_pattern_and_tokens(monkeypatch):
             vw = vs.pack(w, cfg)
             x = torch.randn(t, 1024, generator=gen).bfloat16().cuda()
             ref = x.float() @ w.float().t()
+            images.clear()
             y = vs.spmm(x, vw)
             assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2, (pattern, t)
+            # 1-8 tokens: the decode kernel, on the fragment image where V % 64 == 0 (v52)
+            assert images == ([cfg.v % 64 == 0] if t <= 8 else []), (pattern, t, images)
             expect = W.LAYOUT if (disable and want == W.LAYOUT_AS_2_4) else want
             assert kernels._select(x, vw, None)[0] == expect, (pattern, t, disable)
             assert (W.LAYOUT_AS_2_4 in vw._layouts) == (expect == W.LAYOUT_AS_2_4), (pattern, t, disable)
     assert t >= kernels.AS_2_4_MIN_TOKENS
+
+
+@pytest.mark.gpu
+@needs_sm90a
+@pytest.mark.parametrize("pattern,r,k,t", [("2:4", 200, 1000, 1), ("64:2:8", 130, 1003, 3), ("128:2:8", 300, 4096, 8),
+                                           ("128:2:16", 4100, 2053, 2), ("64:2:32", 64, 8192, 5),
+                                           ("128:2:128", 260, 16384, 1), ("128:2:10", 1000, 4000, 7),
+                                           ("64:2:8", 64, 16400, 4)])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_decode_kernel_on_the_fragment_image(pattern, r, k, t, dtype, monkeypatch):
+    """The decode kernel reading the wgmma.sp fragment image (v52; spmm_sm90a at 1-8 tokens):
+    ragged R and K, K splits over clusters (long K), with bias, against fp32 and bitwise against
+    the same kernel on its own "sm90" image (the same mma.sp sequence and reduction)."""
+    gen = torch.Generator().manual_seed(r + k + t)
+    cfg = vs.VNMConfig.parse(pattern)
+    w = random_vnm(r, k, cfg, dtype, "cuda", gen)
+    vw = vs.pack(w, cfg)
+    x = torch.randn(t, k, generator=gen).to(dtype).cuda()
+    b = torch.randn(r, generator=gen).to(dtype).cuda()
+    ref = x.float() @ w.float().t() + b.float()
+    images = []
+    decode = spmm_mma_sp.spmm_decode
+    monkeypatch.setattr(spmm_mma_sp, "spmm_decode", lambda *a, image=False: images.append(image) or decode(*a, image=image))
+    out = torch.full((t, r), float("nan"), dtype=dtype, device="cuda")
+    y = W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, out=out)
+    torch.cuda.synchronize()
+    assert images == [True], images
+    assert not torch.isnan(y).any()
+    assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2
+    y80 = spmm_mma_sp.spmm_sm90_decode(x, *spmm_mma_sp.layout_of(vw, True), b, r, k, cfg.v, cfg.m)
+    assert torch.equal(y, y80)
 
 
 @pytest.mark.gpu

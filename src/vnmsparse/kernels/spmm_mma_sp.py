@@ -290,7 +290,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     if bulk and decode and tile is None and splits is None:
         plan = decode_plan(x.device, ntok, r, values.shape[1], v, m, x.dtype)
         if plan is not None:
-            _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan)
+            spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan)
             return y.view(*x.shape[:-1], r)
     if tile is None and splits is None and not bulk and autotune.enabled():
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok)
@@ -359,9 +359,11 @@ def _decode_warp_tile(bm: int, bn: int) -> tuple[int, int]:
     return bm // warps_m, bn // warps_n
 
 
-def decode_name(dtype: torch.dtype, bm: int, bn: int, has_cols: bool) -> str:
+def decode_name(dtype: torch.dtype, bm: int, bn: int, has_cols: bool, image: bool = False) -> str:
+    """The decode kernel for a (bm, bn) tile; ``image``: it reads the wgmma.sp fragment image
+    (spmm_wgmma_sp.layout_of, bm a multiple of 64) instead of the "sm90" one."""
     wm, wn = _decode_warp_tile(bm, bn)
-    return f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {wm}, {wn}, {_b(has_cols)}>"
+    return f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {wm}, {wn}, {_b(has_cols)}" + (", true>" if image else ">")
 
 
 def decode_supported(device: torch.device) -> tuple[bool, str]:
@@ -384,8 +386,9 @@ def decode_ring(per: int) -> int:
     return min(per, DECODE_RING) if DECODE_RING else per
 
 
-def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int) -> int:  # mirrors DecodePlan::bytes in the .cu
-    a, codes, units = bm * 2 * KS * 2, bm * KS // 2, bm // 8
+def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int, image: bool = False) -> int:
+    # mirrors DecodePlan::bytes in the .cu (image: 16 bytes of metadata words per row and step)
+    a, codes, units = bm * 2 * KS * 2, bm * 16 if image else bm * KS // 2, bm // 8
     received = splits * -(-units // splits) * 8 * bn * 4 if splits > 1 else 0
     body = decode_ring(per) * a + per * (codes + KS * 4) + bn * (per * KS * m + 8) * 2 + received
     return max(body, bn * (bm + 8) * 2) + (DECODE_MAX_STEPS + 1) * 8
@@ -393,16 +396,19 @@ def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int) -> int:  
 
 @functools.lru_cache(maxsize=4096)
 def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, m: int,
-                dtype: torch.dtype = torch.bfloat16):
+                dtype: torch.dtype = torch.bfloat16, image: bool = False):
     """(bm, bn, splits, steps per split) of the decode kernel, or None where it does not apply: more
-    than 64 tokens, no clusters (< sm_90), or a K range per CTA wider than its shared memory allows.
+    than 64 tokens, no clusters (< sm_90), or a K range per CTA wider than its shared memory allows;
+    with ``image`` (the kernel reading the fragment image), also a row tile that is not 64 or 128.
     Cached: a decode call asks twice (the selector, then the launcher), each time ~2.4 us of Python."""
     if ntok > DECODE_MAX_TOKENS or device.type != "cuda" or not decode_supported(device)[0]:
         return None
     bn = next(b for b in (8, 16, 32, 64) if ntok <= b)
     bm = row_tile(v)
+    if image and bm % 64:
+        return None
     per_max = min(DECODE_MAX_STEPS, DECODE_MAX_SLICE_BYTES // (bn * 2) // (KS * m))
-    while per_max > 0 and decode_smem_bytes(bm, bn, per_max, m, DECODE_MAX_SPLITS) > DECODE_MAX_SMEM:
+    while per_max > 0 and decode_smem_bytes(bm, bn, per_max, m, DECODE_MAX_SPLITS, image) > DECODE_MAX_SMEM:
         per_max -= 1
     if per_max == 0 or -(-steps // per_max) > DECODE_MAX_SPLITS:
         return None
@@ -419,8 +425,8 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // DECODE_MIN_SPLIT_STEPS)) + 1):
         per = -(-steps // splits)
         splits = -(-steps // per)
-        smem = decode_smem_bytes(bm, bn, per, m, splits)
-        waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, smem, splits, dtype))
+        smem = decode_smem_bytes(bm, bn, per, m, splits, image)
+        waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, smem, splits, dtype, image))
         if best is None or (waves, -splits) < best[0]:
             best = (waves, -splits), per
     per = best[1]
@@ -428,7 +434,8 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
 
 
 @functools.lru_cache(maxsize=1024)
-def _decode_clusters_at_once(device: torch.device, bm: int, bn: int, smem: int, splits: int, dtype: torch.dtype) -> int:
+def _decode_clusters_at_once(device: torch.device, bm: int, bn: int, smem: int, splits: int, dtype: torch.dtype,
+                             image: bool = False) -> int:
     """Clusters of `splits` decode CTAs the GPU runs at once: the driver's count for the kernel of
     the call's dtype (asking with the other one compiled a kernel the call never runs), else (no
     GPU to ask: CPU tests) a count from shared memory alone, 92% of the SMs' CTA slots (the
@@ -437,7 +444,7 @@ def _decode_clusters_at_once(device: torch.device, bm: int, bn: int, smem: int, 
     threads = (bm // wm) * (bn // wn) * 32
     if torch.cuda.is_available():
         try:
-            kernel = _kernel(decode_name(dtype, bm, bn, True), _DECODE_PARAMS)
+            kernel = _kernel(decode_name(dtype, bm, bn, True, image), _DECODE_PARAMS)
             return max(1, kernel.max_active_clusters(threads, (1, 1, splits), shared_mem=smem))
         except Exception:  # noqa: BLE001 - an estimate serves where the driver cannot answer
             pass
@@ -452,7 +459,7 @@ def layout_steps(k: int, m: int) -> int:
 
 
 def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int, m: int,
-                     dtype: torch.dtype = torch.bfloat16) -> bool:
+                     dtype: torch.dtype = torch.bfloat16, image: bool = False) -> bool:
     """Whether vnmsparse.spmm runs the decode kernel (sm_90): 1 to DECODE_DEFAULT_MAX_TOKENS
     tokens, an X slice per CTA at most twice the weight bytes it meets (T x m <= 4 x BM), and a plan
     (no fallback to the slower bulk kernel). VNM_DECODE=0 turns the route off: the kernel reads its
@@ -462,19 +469,23 @@ def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int,
         return False
     if os.environ.get("VNM_DECODE", "1").strip() == "0":
         return False
-    return decode_plan(device, ntok, rows, layout_steps(k, m), v, m, dtype) is not None
+    return decode_plan(device, ntok, rows, layout_steps(k, m), v, m, dtype, image) is not None
 
 
-def _spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan) -> None:
+def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool = False) -> None:
+    """One decode-kernel launch by ``plan`` (decode_plan's) into y; ``image``: the operands are the
+    wgmma.sp fragment image (values [RB64, steps, 2, 128, 8], meta [RB64, steps, 128, 2]), whose
+    per-warp registers are mma.sp's, so one weight image serves both kernels."""
     bm, bn, splits, per = plan
     xr = x2 if x2.stride(1) == 1 else x2.contiguous()
     wm, wn = _decode_warp_tile(bm, bn)
-    kernel = _kernel(decode_name(x2.dtype, bm, bn, cols is not None), _DECODE_PARAMS)
+    kernel = _kernel(decode_name(x2.dtype, bm, bn, cols is not None, image), _DECODE_PARAMS)
     kernel.launch(
         (-(-r // bm), 1, splits), ((bm // wm) * (bn // wn) * 32, 1, 1),
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
          per * KS * m, decode_ring(per)),
-        shared_mem=decode_smem_bytes(bm, bn, per, m, splits), cluster=(1, 1, splits) if splits > 1 else None, pdl=True,
+        shared_mem=decode_smem_bytes(bm, bn, per, m, splits, image), cluster=(1, 1, splits) if splits > 1 else None,
+        pdl=True,
     )
 
 
@@ -516,6 +527,7 @@ def name_expressions(dtype: torch.dtype) -> list[str]:
     names = [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in (False, True)]
     names += [t.name(dtype, c, False) for t in WS_TILES.values() for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64) for c in (True, False)]
+    names += [decode_name(dtype, bm, bn, c, True) for bm in (128, 64) for bn in (8, 16, 32, 64) for c in (True, False)]
     return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::transpose_pad16<{_CTYPE[dtype]}>", f"vnm::splitk_reduce<{_CTYPE[dtype]}>"]
 
 

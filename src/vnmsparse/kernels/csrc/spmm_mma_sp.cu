@@ -54,10 +54,37 @@ struct SmemPlan {
 // One pipeline stage of math for one warp: 2 k-steps of mma.sp over its WM x WN tile. A (compressed
 // values) rows are 2*KS values with the 4-chunk swizzle; `load_b(s, ni, bf)` supplies the B
 // fragment of k-step s, n-tile ni (the layout below).
-template <typename T, int WM, int WN, typename LoadB>
+//
+// IMAGE: A and metadata are the wgmma.sp fragment image's (spmm_wgmma_sp.build_frag_layout): per
+// 64-row block, 4 KB of A registers [k-step][128 threads][4 x u32] at a + 4096 b and 1 KB of
+// metadata words [128 threads][2] at me + me_block b. wgmma.sp's per-warp register layout is
+// mma.sp m16n8k32's (rows gid / gid + 8, groups tig / tig + 4; the metadata word of rows gid and
+// gid + 8, groups 4 (tig & 1) ..): m16 tile q of the CTA is warp q % 4 of block q / 4 there.
+template <typename T, int WM, int WN, bool IMAGE = false, typename LoadB>
 __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4], const T* a, const u8* me, int wm,
-                                                int lane, LoadB load_b) {
+                                                int lane, LoadB load_b, int me_block = 0) {
   constexpr int MT = WM / 16, NTILES = WN / 8;
+  if constexpr (IMAGE) {
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+      u32 af[MT][4], ef[MT];
+#pragma unroll
+      for (int mi = 0; mi < MT; ++mi) {
+        const int q = (wm * WM) / 16 + mi, thr = 32 * (q & 3) + lane;
+        const uint4 w = *reinterpret_cast<const uint4*>(reinterpret_cast<const u8*>(a) + (q >> 2) * 4096 + s * 2048 + thr * 16);
+        af[mi][0] = w.x; af[mi][1] = w.y; af[mi][2] = w.z; af[mi][3] = w.w;
+        ef[mi] = *reinterpret_cast<const u32*>(me + (q >> 2) * me_block + thr * 8 + 4 * s);
+      }
+#pragma unroll
+      for (int ni = 0; ni < NTILES; ++ni) {
+        u32 bf[4];
+        load_b(s, ni, bf);
+#pragma unroll
+        for (int mi = 0; mi < MT; ++mi) MmaSp<T>::run(acc[mi][ni], af[mi], bf, ef[mi]);
+      }
+    }
+    return;
+  }
   // Metadata of both k-steps at once: a row's 8 bytes per stage are its codes for 16 groups. Lane
   // tig 0 needs the low 16 bits of each k-step's word for rows gid (low half) and gid + 8 (high
   // half), lane tig 1 the high 16 bits: one byte permute per k-step.
@@ -458,10 +485,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 #define VNM_DEC_MARK(i)
 #endif
 
-template <int BM, int BN>
+template <int BM, int BN, bool IMAGE = false>
 struct DecodePlan {
-  static constexpr int A = BM * 2 * KS * 2;  // bytes of one step's A tile (one bulk copy)
-  static constexpr int M = BM * KS / 2;      // bytes of one step's codes
+  static constexpr int A = BM * 2 * KS * 2;  // bytes of one step's A tile (one bulk copy, IMAGE: one per 64 rows)
+  static constexpr int M = IMAGE ? BM * 16 : BM * KS / 2;  // bytes of one step's codes (IMAGE: metadata words)
   static constexpr int EPI = BN * (BM + 8) * 2;
   static constexpr int UNITS = BM / 8;       // 8-row units of the tile, owned by the cluster's ranks in turn
   static constexpr int MAX_STEPS = 32;       // per <= this: one mbarrier per slot (+ one to receive)
@@ -483,14 +510,15 @@ struct DecodePlan {
   }
 };
 
-template <typename T, int BM, int BN, int WM, int WN, bool HAS_COLS>
+template <typename T, int BM, int BN, int WM, int WN, bool HAS_COLS, bool IMAGE = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     spmm_mma_sp_decode(const T* __restrict__ values_t, const u8* __restrict__ meta_t, const u32* __restrict__ cols,
                        const T* __restrict__ x, const T* __restrict__ bias, T* __restrict__ y, int R, int K, int ntok,
                        int ldx, int Gp, int m, int v, int per, int width, int ring) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using Plan = DecodePlan<BM, BN>;
+  using Plan = DecodePlan<BM, BN, IMAGE>;
   constexpr int WARPS_N = BN / WN, NT = (BM / WM) * WARPS_N * 32, MT = WM / 16, NTILES = WN / 8;
+  static_assert(!IMAGE || BM % 64 == 0, "the fragment image is in 64-row blocks");
   static_assert(BM % WM == 0 && WM % 16 == 0 && BN % WN == 0 && WN % 8 == 0, "bad tile");
 
   extern __shared__ __align__(128) unsigned char smem[];
@@ -511,6 +539,18 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const int c0 = kbeg * KS * m;  // first X column of the slice
   const int slots = min(nsteps, ring);
   const size_t first = static_cast<size_t>(blockIdx.x) * total_steps + kbeg;  // (tile, step) index
+  // IMAGE: (64-row block, step) index of the CTA's first block and step; blocks total_steps apart
+  const size_t first64 = static_cast<size_t>(blockIdx.x) * (BM / 64) * total_steps + kbeg;
+  // A of step `step` (its slot's bytes) and all codes, by bulk copy counted on `bar`
+  auto copy_a = [&](int slot_, int step, u64* bar) {
+    if constexpr (IMAGE) {
+#pragma unroll
+      for (int b = 0; b < BM / 64; ++b)
+        bulk_copy(smem + slot_ * Plan::A + b * 4096, values_t + (first64 + b * total_steps + step) * 2048, 4096, bar);
+    } else {
+      bulk_copy(smem + slot_ * Plan::A, values_t + (first + step) * (Plan::A / 2), Plan::A, bar);
+    }
+  };
   const int rank = splits > 1 ? static_cast<int>(cluster_rank()) : 0;
   const int per_owner = (Plan::UNITS + splits - 1) / splits;
   const int mine = (Plan::UNITS - rank + splits - 1) / splits;  // units rank, rank + splits, ...
@@ -523,8 +563,16 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 
   if (tid == 0) {
     // The CTA's whole share of the weight into L2 while an earlier kernel may still run (PDL)
-    bulk_prefetch_l2(values_t + first * (Plan::A / 2), nsteps * Plan::A);
-    bulk_prefetch_l2(meta_t + first * Plan::M, nsteps * Plan::M);
+    if constexpr (IMAGE) {
+#pragma unroll
+      for (int b = 0; b < BM / 64; ++b) {
+        bulk_prefetch_l2(values_t + (first64 + b * total_steps) * 2048, nsteps * 4096);
+        bulk_prefetch_l2(meta_t + (first64 + b * total_steps) * 1024, nsteps * 1024);
+      }
+    } else {
+      bulk_prefetch_l2(values_t + first * (Plan::A / 2), nsteps * Plan::A);
+      bulk_prefetch_l2(meta_t + first * Plan::M, nsteps * Plan::M);
+    }
     if (HAS_COLS) bulk_prefetch_l2(cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS, nsteps * KS * 4);
     for (int s = 0; s < slots; ++s) mbar_init(&bars[s], 1);
     if (splits > 1) {
@@ -560,10 +608,16 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // A is on its way into L2 since the prefetch above).
   if (tid == 0) {
     mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
-    bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
+    if constexpr (IMAGE) {  // block b's words of all steps at sM + b * per KB
+#pragma unroll
+      for (int b = 0; b < BM / 64; ++b)
+        bulk_copy(sM + b * per * 1024, meta_t + (first64 + b * total_steps) * 1024, nsteps * 1024, &bars[0]);
+    } else {
+      bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
+    }
     for (int s = 0; s < slots; ++s) {
       if (s > 0) mbar_arrive_expect_tx(&bars[s], Plan::A);
-      bulk_copy(smem + s * Plan::A, values_t + (first + s) * (Plan::A / 2), Plan::A, &bars[s]);
+      copy_a(s, s, &bars[s]);
     }
   }
   cp_async_wait<0>();
@@ -593,18 +647,19 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     mbar_wait(&bars[slot], phase);
     if (s == 0) VNM_DEC_MARK(3);
     if (VNM_DEC_PROBE != 2)
-      mma_stage_frags<T, WM, WN>(acc, reinterpret_cast<const T*>(smem + slot * Plan::A), sM + s * Plan::M, wm, lane,
+      mma_stage_frags<T, WM, WN, IMAGE>(acc, reinterpret_cast<const T*>(smem + slot * Plan::A),
+                                        sM + s * (IMAGE ? 1024 : Plan::M), wm, lane,
                                  [&](int ks, int ni, u32 (&bf)[4]) {
 #pragma unroll
                                    for (int j = 0; j < 4; ++j)
                                      bf[j] = static_cast<u32>(xrow[ni][col[ks][j][0]]) |
                                              (static_cast<u32>(xrow[ni][col[ks][j][1]]) << 16);
-                                 });
+                                 }, per * 1024);
     if (s + slots < nsteps) {  // the same for every thread: the barrier is uniform
       __syncthreads();         // every warp holds this slot's fragments: refill it with step s + slots
       if (tid == 0) {
         mbar_arrive_expect_tx(&bars[slot], Plan::A);
-        bulk_copy(smem + slot * Plan::A, values_t + (first + s + slots) * (Plan::A / 2), Plan::A, &bars[slot]);
+        copy_a(slot, s + slots, &bars[slot]);
       }
     }
     if (++slot == slots) slot = 0, phase ^= 1;
