@@ -405,7 +405,7 @@ def test_decode_plan_takes_the_fewest_waves_then_the_most_splits(monkeypatch, fa
     at_once = {}  # splits -> clusters the (fake) GPU runs at once
     asked = set()  # dtypes the occupancy was asked for: the call's own (no kernel of the other compiled)
     monkeypatch.setattr(K, "_decode_clusters_at_once",
-                        lambda d, bm, bn, smem, splits, dtype: asked.add(dtype) or at_once[splits])
+                        lambda d, bm, bn, smem, splits, dtype, image=False: asked.add(dtype) or at_once[splits])
     at_once.update({1: 20, 2: 20, 3: 40, 4: 90, 5: 80, 6: 86, 7: 60, 8: 50})  # 86 row tiles: one wave at 4 or 6 splits
     assert K.decode_plan(dev, 1, 11008, 32, 128, 8)[2:] == (6, 6)
     at_once.update({6: 40})
