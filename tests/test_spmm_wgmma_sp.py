@@ -201,7 +201,7 @@ def test_layout_round_trip(v, m, r, k, dtype):
     else:  # the fragment image: whole 256-row tiles, whole stages
         steps = -(-cfg.groups(k) // W.KS)
         assert values.shape == (-(-r // 256) * 4, steps, 2, 128, 8) and values.dtype == dtype
-        assert meta.shape == (-(-r // 256) * 4, steps, 128, 2)
+        assert meta.shape == (-(-r // 256) * 4, steps, 64, 2)  # the words selector 0 reads (v52)
         assert W.layout_of(vw)[0] is W.layout_of(vw)[0]  # cached on the weight
     back = W.canonical_from_layout(values, meta, cols, vw.shape, cfg)
     assert torch.equal(back[0], vw.values) and torch.equal(back[1], vw.positions)
@@ -212,6 +212,29 @@ def test_layout_round_trip(v, m, r, k, dtype):
     # the decoder the op's backward uses is registered under the layout name
     assert ops.LAYOUT_DECODERS[W.LAYOUT] is W.canonical_from_layout
     assert ops.CUDA_LAYOUTS[W.LAYOUT] is W.spmm_sm90a
+
+
+def test_fragment_image_is_what_each_thread_loads():
+    """Per thread t of a consumer warpgroup and k32 step: the image's A registers are
+    wgmma_sp_layout.a_fragments (the probe-proven layout, also mma.sp m16n8k32's per warp) and the
+    metadata pair it loads, word 16w + 2 gid + (tig & 1) (v52: only the pair selector 0 reads is
+    stored), is metadata_words(..., "same"), for every tig."""
+    from vnmsparse.kernels import wgmma_sp_layout as L
+
+    gen = torch.Generator().manual_seed(3)
+    cfg = vs.VNMConfig(64, 2, 8)
+    vw = vs.pack(random_vnm(64, 8 * 2 * W.KS, cfg, torch.bfloat16, "cpu", gen), cfg)
+    afrag, mfrag, _ = W.build_layout(vw)
+    values, meta, _ = spmm_mma_sp.build_layout(vw)
+    t = torch.arange(128)
+    wc = 16 * (t // 32) + 2 * ((t % 32) // 4) + (t % 2)
+    for step in range(2):
+        for ks in range(2):
+            g0 = step * W.KS
+            sl = values[:, g0:g0 + W.KS]
+            assert torch.equal(afrag[0, step, ks].contiguous().view(torch.int32), L.a_fragments(sl, ks))
+            words = L.metadata_words(meta[:, g0 // 2:(g0 + W.KS) // 2], ks, 0, "same")
+            assert torch.equal(mfrag[0, step, wc, ks], words)
 
 
 @pytest.mark.parametrize("v,m,r,k", [(64, 8, 130, 520), (128, 16, 300, 1000), (64, 32, 64, 4096), (16, 4, 40, 88)])

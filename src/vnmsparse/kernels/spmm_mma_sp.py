@@ -386,9 +386,8 @@ def decode_ring(per: int) -> int:
     return min(per, DECODE_RING) if DECODE_RING else per
 
 
-def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int, image: bool = False) -> int:
-    # mirrors DecodePlan::bytes in the .cu (image: 16 bytes of metadata words per row and step)
-    a, codes, units = bm * 2 * KS * 2, bm * 16 if image else bm * KS // 2, bm // 8
+def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int) -> int:  # mirrors DecodePlan::bytes in the .cu
+    a, codes, units = bm * 2 * KS * 2, bm * KS // 2, bm // 8
     received = splits * -(-units // splits) * 8 * bn * 4 if splits > 1 else 0
     body = decode_ring(per) * a + per * (codes + KS * 4) + bn * (per * KS * m + 8) * 2 + received
     return max(body, bn * (bm + 8) * 2) + (DECODE_MAX_STEPS + 1) * 8
@@ -408,7 +407,7 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     if image and bm % 64:
         return None
     per_max = min(DECODE_MAX_STEPS, DECODE_MAX_SLICE_BYTES // (bn * 2) // (KS * m))
-    while per_max > 0 and decode_smem_bytes(bm, bn, per_max, m, DECODE_MAX_SPLITS, image) > DECODE_MAX_SMEM:
+    while per_max > 0 and decode_smem_bytes(bm, bn, per_max, m, DECODE_MAX_SPLITS) > DECODE_MAX_SMEM:
         per_max -= 1
     if per_max == 0 or -(-steps // per_max) > DECODE_MAX_SPLITS:
         return None
@@ -425,7 +424,7 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // DECODE_MIN_SPLIT_STEPS)) + 1):
         per = -(-steps // splits)
         splits = -(-steps // per)
-        smem = decode_smem_bytes(bm, bn, per, m, splits, image)
+        smem = decode_smem_bytes(bm, bn, per, m, splits)
         waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, smem, splits, dtype, image))
         if best is None or (waves, -splits) < best[0]:
             best = (waves, -splits), per
@@ -462,9 +461,10 @@ def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int,
                      dtype: torch.dtype = torch.bfloat16, image: bool = False) -> bool:
     """Whether vnmsparse.spmm runs the decode kernel (sm_90): 1 to DECODE_DEFAULT_MAX_TOKENS
     tokens, an X slice per CTA at most twice the weight bytes it meets (T x m <= 4 x BM), and a plan
-    (no fallback to the slower bulk kernel). VNM_DECODE=0 turns the route off: the kernel reads its
-    own weight image (the "sm90" layout, the compact bytes once more), which a model that also runs
-    prefill holds beside the fragment image."""
+    (no fallback to the slower bulk kernel); ``image``: on the fragment image (V % 64 == 0, v52).
+    VNM_DECODE=0 turns the route off. For V % 64 != 0 the kernel reads its own weight image (the
+    "sm90" layout, the compact bytes once more), which a model that also runs prefill holds beside
+    the sm80 one."""
     if not 1 <= ntok <= DECODE_DEFAULT_MAX_TOKENS or ntok * m > 4 * row_tile(v):
         return False
     if os.environ.get("VNM_DECODE", "1").strip() == "0":
@@ -474,7 +474,7 @@ def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int,
 
 def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool = False) -> None:
     """One decode-kernel launch by ``plan`` (decode_plan's) into y; ``image``: the operands are the
-    wgmma.sp fragment image (values [RB64, steps, 2, 128, 8], meta [RB64, steps, 128, 2]), whose
+    wgmma.sp fragment image (values [RB64, steps, 2, 128, 8], meta [RB64, steps, 64, 2]), whose
     per-warp registers are mma.sp's, so one weight image serves both kernels."""
     bm, bn, splits, per = plan
     xr = x2 if x2.stride(1) == 1 else x2.contiguous()
@@ -484,7 +484,7 @@ def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool =
         (-(-r // bm), 1, splits), ((bm // wm) * (bn // wn) * 32, 1, 1),
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
          per * KS * m, decode_ring(per)),
-        shared_mem=decode_smem_bytes(bm, bn, per, m, splits, image), cluster=(1, 1, splits) if splits > 1 else None,
+        shared_mem=decode_smem_bytes(bm, bn, per, m, splits), cluster=(1, 1, splits) if splits > 1 else None,
         pdl=True,
     )
 

@@ -55,8 +55,8 @@ class WgTile:
 
     @property
     def stage_bytes(self) -> int:
-        if self.staged:  # X, the fragment image's A (64 B per row) and metadata (16 B per row)
-            return 4 * KS * self.bn * 2 + self.bm * 64 + self.bm * 16
+        if self.staged:  # X, the fragment image's A (64 B per row) and metadata (8 B per row)
+            return 4 * KS * self.bn * 2 + self.bm * 64 + self.bm * 8
         return 4 * KS * self.bn * 2 + (0 if self.a_regs else self.bm * 2 * KS * 2 + self.bm * KS // 2)
 
     @property
@@ -219,19 +219,24 @@ def frag_rows(r: int) -> int:
 def _frag_index(device):
     """Per thread t of a consumer warpgroup (w = t // 32, gid = t % 32 // 4, tig = t % 4): the row
     and group of each A register i (row 16w + gid + 8(i & 1), group tig + 4(i >> 1) of the k32
-    step), its metadata rows (16w + gid, + 8) and which byte pair of theirs it carries (h = tig & 1)."""
+    step); and per metadata word c = 16w + 2 gid + h (the words of the threads with tig = h < 2,
+    the pair that sparsity selector 0 reads; tig 2 and 3 load their partner's): its rows
+    (16w + gid, + 8) and which byte pair of theirs it carries (h)."""
     t = torch.arange(128, device=device)
     w, gid, tig = t // 32, (t % 32) // 4, t % 4
     i = torch.arange(4, device=device)
-    return (16 * w + gid)[:, None] + 8 * (i & 1)[None, :], tig[:, None] + 4 * (i >> 1)[None, :], 16 * w + gid, tig & 1
+    c = torch.arange(64, device=device)
+    return (16 * w + gid)[:, None] + 8 * (i & 1)[None, :], tig[:, None] + 4 * (i >> 1)[None, :], \
+        16 * (c // 16) + (c % 16) // 2, c % 2
 
 
 def build_frag_layout(values: torch.Tensor, meta: torch.Tensor) -> tuple:
-    """(afrag [RB64, steps, 2, 128, 8] in the values' dtype, mfrag int32 [RB64, steps, 128, 2])
-    from the sm80 layout: the wgmma.sp A registers (4 x 32 bits) and metadata words of every
-    (64-row block, stage, k32 step, thread) in the order the consumers load them (wgmma_sp_layout's
-    a_fragments / metadata_words_from_bytes, for all blocks at once). Rows past R: zero values,
-    valid codes. RB64 is padded to whole FRAG_ROWS tiles."""
+    """(afrag [RB64, steps, 2, 128, 8] in the values' dtype, mfrag int32 [RB64, steps, 64, 2])
+    from the sm80 layout: the wgmma.sp A registers (4 x 32 bits) of every (64-row block, stage,
+    k32 step, thread) and the metadata words of the 64 threads that selector 0 reads, in the order
+    the consumers load them (wgmma_sp_layout's a_fragments / metadata_words_from_bytes, for all
+    blocks at once; v52: 8 bytes per row and stage, as the codes themselves). Rows past R: zero
+    values, valid codes. RB64 is padded to whole FRAG_ROWS tiles."""
     r, gp = values.shape[0], values.shape[1]
     rows = frag_rows(r)
     steps = gp // KS
@@ -243,13 +248,13 @@ def build_frag_layout(values: torch.Tensor, meta: torch.Tensor) -> tuple:
     blocks = words.view(rows // 64, 64, steps * 2, 8).permute(0, 2, 1, 3)     # [RB, k32 steps, 64, 8]
     afrag = blocks[:, :, arow, agrp].reshape(rows // 64, steps, 2, 128, 4).contiguous().view(values.dtype)
     cb = codes.view(rows // 64, 64, steps * 2, 4)
-    lo = cb[:, row]                                                            # [RB, 128, k32, 4]
+    lo = cb[:, row]                                                            # [RB, 64, k32, 4]
     hi = cb[:, row + 8]
-    pick = torch.stack([2 * h, 2 * h + 1], 1)                                  # [128, 2]
-    idx = pick[None, :, None, :].expand(rows // 64, 128, steps * 2, 2)
-    word = torch.cat([lo.gather(3, idx), hi.gather(3, idx)], 3)                # [RB, 128, k32, 4] bytes
-    mfrag = word.contiguous().view(torch.int32)[..., 0]                        # [RB, 128, k32]
-    mfrag = mfrag.view(rows // 64, 128, steps, 2).permute(0, 2, 1, 3).contiguous()
+    pick = torch.stack([2 * h, 2 * h + 1], 1)                                  # [64, 2]
+    idx = pick[None, :, None, :].expand(rows // 64, 64, steps * 2, 2)
+    word = torch.cat([lo.gather(3, idx), hi.gather(3, idx)], 3)                # [RB, 64, k32, 4] bytes
+    mfrag = word.contiguous().view(torch.int32)[..., 0]                        # [RB, 64, k32]
+    mfrag = mfrag.view(rows // 64, 64, steps, 2).permute(0, 2, 1, 3).contiguous()
     return afrag, mfrag
 
 
@@ -261,8 +266,8 @@ def sm80_from_frag_layout(afrag: torch.Tensor, mfrag: torch.Tensor, r: int) -> t
     blocks = torch.empty(rb, steps * 2, 64, 8, dtype=torch.int32, device=afrag.device)
     blocks[:, :, arow, agrp] = afrag.contiguous().view(torch.int32).view(rb, steps * 2, 128, 4)
     values = blocks.permute(0, 2, 1, 3).reshape(rb * 64, gp)[:r].contiguous().view(afrag.dtype).view(r, gp, 2)
-    word = mfrag.permute(0, 2, 1, 3).reshape(rb, 128, steps * 2).contiguous().view(torch.uint8).view(rb, 128, steps * 2, 4)
-    word = word.permute(0, 2, 1, 3)  # [RB, k32, 128 threads, 4 bytes]
+    word = mfrag.permute(0, 2, 1, 3).reshape(rb, 64, steps * 2).contiguous().view(torch.uint8).view(rb, 64, steps * 2, 4)
+    word = word.permute(0, 2, 1, 3)  # [RB, k32, 64 words, 4 bytes]
     cb = torch.empty(rb, steps * 2, 64, 4, dtype=torch.uint8, device=afrag.device)
     for j in range(2):  # bytes 2h + j of rows `row` (lo) and `row` + 8 (hi)
         cb[:, :, row, 2 * h + j] = word[..., j]

@@ -56,8 +56,8 @@ struct SmemPlan {
 // fragment of k-step s, n-tile ni (the layout below).
 //
 // IMAGE: A and metadata are the wgmma.sp fragment image's (spmm_wgmma_sp.build_frag_layout): per
-// 64-row block, 4 KB of A registers [k-step][128 threads][4 x u32] at a + 4096 b and 1 KB of
-// metadata words [128 threads][2] at me + me_block b. wgmma.sp's per-warp register layout is
+// 64-row block, 4 KB of A registers [k-step][128 threads][4 x u32] at a + 4096 b and 512 B of
+// metadata words [64 = threads with tig < 2][2] at me + me_block b. wgmma.sp's per-warp register layout is
 // mma.sp m16n8k32's (rows gid / gid + 8, groups tig / tig + 4; the metadata word of rows gid and
 // gid + 8, groups 4 (tig & 1) ..): m16 tile q of the CTA is warp q % 4 of block q / 4 there.
 template <typename T, int WM, int WN, bool IMAGE = false, typename LoadB>
@@ -70,10 +70,10 @@ __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4]
       u32 af[MT][4], ef[MT];
 #pragma unroll
       for (int mi = 0; mi < MT; ++mi) {
-        const int q = (wm * WM) / 16 + mi, thr = 32 * (q & 3) + lane;
+        const int q = (wm * WM) / 16 + mi, thr = 32 * (q & 3) + lane, wc = 16 * (q & 3) + 2 * (lane >> 2) + (lane & 1);
         const uint4 w = *reinterpret_cast<const uint4*>(reinterpret_cast<const u8*>(a) + (q >> 2) * 4096 + s * 2048 + thr * 16);
         af[mi][0] = w.x; af[mi][1] = w.y; af[mi][2] = w.z; af[mi][3] = w.w;
-        ef[mi] = *reinterpret_cast<const u32*>(me + (q >> 2) * me_block + thr * 8 + 4 * s);
+        ef[mi] = *reinterpret_cast<const u32*>(me + (q >> 2) * me_block + wc * 8 + 4 * s);
       }
 #pragma unroll
       for (int ni = 0; ni < NTILES; ++ni) {
@@ -488,7 +488,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 template <int BM, int BN, bool IMAGE = false>
 struct DecodePlan {
   static constexpr int A = BM * 2 * KS * 2;  // bytes of one step's A tile (one bulk copy, IMAGE: one per 64 rows)
-  static constexpr int M = IMAGE ? BM * 16 : BM * KS / 2;  // bytes of one step's codes (IMAGE: metadata words)
+  static constexpr int M = BM * KS / 2;      // bytes of one step's codes (IMAGE: metadata words, as many)
   static constexpr int EPI = BN * (BM + 8) * 2;
   static constexpr int UNITS = BM / 8;       // 8-row units of the tile, owned by the cluster's ranks in turn
   static constexpr int MAX_STEPS = 32;       // per <= this: one mbarrier per slot (+ one to receive)
@@ -567,7 +567,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
       for (int b = 0; b < BM / 64; ++b) {
         bulk_prefetch_l2(values_t + (first64 + b * total_steps) * 2048, nsteps * 4096);
-        bulk_prefetch_l2(meta_t + (first64 + b * total_steps) * 1024, nsteps * 1024);
+        bulk_prefetch_l2(meta_t + (first64 + b * total_steps) * 512, nsteps * 512);
       }
     } else {
       bulk_prefetch_l2(values_t + first * (Plan::A / 2), nsteps * Plan::A);
@@ -608,10 +608,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // A is on its way into L2 since the prefetch above).
   if (tid == 0) {
     mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
-    if constexpr (IMAGE) {  // block b's words of all steps at sM + b * per KB
+    if constexpr (IMAGE) {  // block b's words of all steps at sM + b * per * 512
 #pragma unroll
       for (int b = 0; b < BM / 64; ++b)
-        bulk_copy(sM + b * per * 1024, meta_t + (first64 + b * total_steps) * 1024, nsteps * 1024, &bars[0]);
+        bulk_copy(sM + b * per * 512, meta_t + (first64 + b * total_steps) * 512, nsteps * 512, &bars[0]);
     } else {
       bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
     }
@@ -648,13 +648,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     if (s == 0) VNM_DEC_MARK(3);
     if (VNM_DEC_PROBE != 2)
       mma_stage_frags<T, WM, WN, IMAGE>(acc, reinterpret_cast<const T*>(smem + slot * Plan::A),
-                                        sM + s * (IMAGE ? 1024 : Plan::M), wm, lane,
+                                        sM + s * (IMAGE ? 512 : Plan::M), wm, lane,
                                  [&](int ks, int ni, u32 (&bf)[4]) {
 #pragma unroll
                                    for (int j = 0; j < 4; ++j)
                                      bf[j] = static_cast<u32>(xrow[ni][col[ks][j][0]]) |
                                              (static_cast<u32>(xrow[ni][col[ks][j][1]]) << 16);
-                                 }, per * 1024);
+                                 }, per * 512);
     if (s + slots < nsteps) {  // the same for every thread: the barrier is uniform
       __syncthreads();         // every warp holds this slot's fragments: refill it with step s + slots
       if (tid == 0) {

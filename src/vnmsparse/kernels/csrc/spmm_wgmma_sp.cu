@@ -115,7 +115,7 @@ struct Plan {
   static constexpr int NT = NC + 128;                // + one producer warpgroup
   static constexpr int B = KROWS * BN * 2;           // bytes per stage (multiple of 1024)
   static constexpr int A = AREG == 1 ? 0 : BM * 2 * KS * 2;  // bytes per stage (multiple of 1024)
-  static constexpr int M = AREG == 1 ? 0 : AREG == 2 ? BM * 16 : BM * KS / 2;  // bytes per stage
+  static constexpr int M = AREG == 1 ? 0 : AREG == 2 ? BM * 8 : BM * KS / 2;  // bytes per stage
   static constexpr int OFF_A = STAGES * B;
   static constexpr int OFF_M = OFF_A + STAGES * A;
   static constexpr int OFF_BAR = OFF_M + STAGES * M;
@@ -153,8 +153,9 @@ struct Plan {
 // AREG (v21): A and its metadata come from global memory straight into the consumers' registers
 // (wgmma.sp with A from registers), from the fragment-order image of build_frag_layout
 // (spmm_wgmma_sp.py): values = u32 afrag[RB64][steps][2][128][4] (k32 step ks of a 64-row block:
-// thread t's 4 A registers at t*16 B), meta = u32 mfrag[RB64][steps][128][2] (its two metadata
-// words). The wgmma.sp operands otherwise fill the shared memory's bandwidth (NOTES v21: A by
+// thread t's 4 A registers at t*16 B), meta = u32 mfrag[RB64][steps][64][2] (the two metadata
+// words of thread 16w + 4 gid + h, h < 2, at (16w + 2 gid + h)*8 B: the pair that sparsity
+// selector 0 reads; threads tig = 2, 3 load their partner's, v52). The wgmma.sp operands otherwise fill the shared memory's bandwidth (NOTES v21: A by
 // TMA is written once and read by the wgmma once, 16 of the 113 KB that a 128 x 256 stage moves).
 // Consumers load them a few stages ahead into a ring of register sets (VNM_WG_AREG_SETS). MB = 2 gives each
 // consumer two m64 blocks (a 256 x 128 tile: B is written once per 256 rows, not 128).
@@ -233,7 +234,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       for (int b = 0; b < BM / 64; ++b) {
         const size_t blk = static_cast<size_t>(row_of(first) / 64 + b) * total_steps + kbeg;
         bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, ahead * 4096);
-        bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 256, ahead * 1024);
+        bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 128, ahead * 512);
       }
     }
     for (int s = 0; s < STAGES; ++s) {
@@ -305,12 +306,12 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
             }
           }
           if (!AREG) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
-          if (AREG == 2) {  // the fragment image's blocks of this stage: 4 KB of A, 1 KB of metadata each
+          if (AREG == 2) {  // the fragment image's blocks of this stage: 4 KB of A, 512 B of metadata each
 #pragma unroll
             for (int b = 0; b < BM / 64; ++b) {
               const size_t blk = static_cast<size_t>(row0 / 64 + b) * total_steps + step;
               bulk_copy(sA + s * P::A + b * 4096, reinterpret_cast<const u32*>(values) + blk * 1024, 4096, &full[s]);
-              bulk_copy(sM + s * P::M + b * 1024, reinterpret_cast<const u32*>(meta) + blk * 256, 1024, &full[s]);
+              bulk_copy(sM + s * P::M + b * 512, reinterpret_cast<const u32*>(meta) + blk * 128, 512, &full[s]);
             }
           }
           if (AREG == 1 && VNM_WG_AREG_PREFETCH > 0 && step + VNM_WG_AREG_PREFETCH < kend) {
@@ -318,7 +319,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
             for (int b = 0; b < BM / 64; ++b) {
               const size_t blk = static_cast<size_t>(row0 / 64 + b) * total_steps + step + VNM_WG_AREG_PREFETCH;
               bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, 4096);
-              bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 256, 1024);
+              bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 128, 512);
             }
           }
         }
@@ -361,6 +362,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     constexpr u32 B_KSTEP = TMA_X ? 64 : 4096;
     const int mrow = 64 * MB * cw + 16 * warp + gid;  // rows mrow + 64 b (+ 8) of m64 block b
     const int wt = ct & 127;
+    // its metadata word pair in the image: thread tig & 1's of its quad (selector 0 reads those)
+    const int wc = 16 * (wt >> 5) + 2 * ((wt >> 2) & 7) + (wt & 1);
 
     // AREG: a stage's A registers and metadata words (MB m64 blocks x 2 k32 steps). `keep` holds a
     // set in its registers up to here (the asynchronous wgmma reads them until its group retires);
@@ -429,7 +432,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           const uint4 w = __ldg(reinterpret_cast<const uint4*>(ag + ((blk * 2 + ks) * 128 + wt) * 4));
           a[b][ks][0] = w.x; a[b][ks][1] = w.y; a[b][ks][2] = w.z; a[b][ks][3] = w.w;
         }
-        const uint2 m2 = __ldg(reinterpret_cast<const uint2*>(mg + (blk * 128 + wt) * 2));
+        const uint2 m2 = __ldg(reinterpret_cast<const uint2*>(mg + (blk * 64 + wc) * 2));
         e[b][0] = m2.x; e[b][1] = m2.y;
       }
     };
@@ -470,7 +473,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
               const uint4 w = *reinterpret_cast<const uint4*>(ab + ks * 2048);
               a[b][ks][0] = w.x; a[b][ks][1] = w.y; a[b][ks][2] = w.z; a[b][ks][3] = w.w;
             }
-            const uint2 m2 = *reinterpret_cast<const uint2*>(sM + s * P::M + (MB * cw + b) * 1024 + wt * 8);
+            const uint2 m2 = *reinterpret_cast<const uint2*>(sM + s * P::M + (MB * cw + b) * 512 + wc * 8);
             e[b][0] = m2.x; e[b][1] = m2.y;
           }
         };
