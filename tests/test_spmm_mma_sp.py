@@ -152,7 +152,7 @@ def test_public_spmm_dispatches_to_kernel_and_handles_layouts():
     for xin in (x, x[:, :].t().contiguous().t(), x[::2], torch.randn(1, 1001, generator=gen).bfloat16().cuda()[:, 1:].expand(5, 1000)):
         y = vs.spmm(xin, vw)
         assert ((y.float() - ref(xin)).norm() / ref(xin).norm()).item() < 1e-2
-    assert {"sm80", "sm90"} & set(vw._layouts), "the kernel path was not taken"
+    assert {"sm80", "sm90", "wgmma_sp"} & set(vw._layouts), "the kernel path was not taken"
 
 
 @pytest.fixture
