@@ -517,7 +517,7 @@ def test_op_routes_by_pattern_and_tokens(monkeypatch):
             # 1-8 tokens: the decode kernel, on the fragment image where V % 64 == 0 (v52)
             assert images == ([cfg.v % 64 == 0] if t <= 8 else []), (pattern, t, images)
             # one weight image for every T where V % 64 == 0: no second ("sm90") copy for decode
-            assert (spmm_mma_sp.LAYOUT_DECODE in vw._layouts) == (cfg.v % 64 != 0 and t <= 8), (pattern, t)
+            assert (spmm_mma_sp.LAYOUT_BULK in vw._layouts) == (cfg.v % 64 != 0 and t <= 8), (pattern, t)
             expect = W.LAYOUT if (disable and want == W.LAYOUT_AS_2_4) else want
             assert kernels._select(x, vw, None)[0] == expect, (pattern, t, disable)
             assert (W.LAYOUT_AS_2_4 in vw._layouts) == (expect == W.LAYOUT_AS_2_4), (pattern, t, disable)
