@@ -57,9 +57,9 @@ struct SmemPlan {
 //
 // IMAGE: A and metadata are the wgmma.sp fragment image's (spmm_wgmma_sp.build_frag_layout): per
 // 64-row block, 4 KB of A registers [k-step][128 threads][4 x u32] at a + 4096 b and 512 B of
-// metadata words [64 = threads with tig < 2][2] at me + me_block b. wgmma.sp's per-warp register layout is
-// mma.sp m16n8k32's (rows gid / gid + 8, groups tig / tig + 4; the metadata word of rows gid and
-// gid + 8, groups 4 (tig & 1) ..): m16 tile q of the CTA is warp q % 4 of block q / 4 there.
+// metadata words [64 = threads with tig < 2][2] at me + me_block b. wgmma.sp's per-warp register
+// layout is mma.sp m16n8k32's (rows gid / gid + 8, groups tig / tig + 4; the metadata word of rows
+// gid and gid + 8, groups 4 (tig & 1) ..): m16 tile q of the CTA is warp q % 4 of block q / 4 there.
 template <typename T, int WM, int WN, bool IMAGE = false, typename LoadB>
 __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4], const T* a, const u8* me, int wm,
                                                 int lane, LoadB load_b, int me_block = 0) {
@@ -485,9 +485,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 #define VNM_DEC_MARK(i)
 #endif
 
-template <int BM, int BN, bool IMAGE = false>
+template <int BM, int BN>
 struct DecodePlan {
-  static constexpr int A = BM * 2 * KS * 2;  // bytes of one step's A tile (one bulk copy, IMAGE: one per 64 rows)
+  static constexpr int A = BM * 2 * KS * 2;  // bytes of one step's A tile (one bulk copy; IMAGE: one per 64 rows)
   static constexpr int M = BM * KS / 2;      // bytes of one step's codes (IMAGE: metadata words, as many)
   static constexpr int EPI = BN * (BM + 8) * 2;
   static constexpr int UNITS = BM / 8;       // 8-row units of the tile, owned by the cluster's ranks in turn
@@ -516,7 +516,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
                        const T* __restrict__ x, const T* __restrict__ bias, T* __restrict__ y, int R, int K, int ntok,
                        int ldx, int Gp, int m, int v, int per, int width, int ring) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using Plan = DecodePlan<BM, BN, IMAGE>;
+  using Plan = DecodePlan<BM, BN>;
   constexpr int WARPS_N = BN / WN, NT = (BM / WM) * WARPS_N * 32, MT = WM / 16, NTILES = WN / 8;
   static_assert(!IMAGE || BM % 64 == 0, "the fragment image is in 64-row blocks");
   static_assert(BM % WM == 0 && WM % 16 == 0 && BN % WN == 0 && WN % 8 == 0, "bad tile");
@@ -541,7 +541,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const size_t first = static_cast<size_t>(blockIdx.x) * total_steps + kbeg;  // (tile, step) index
   // IMAGE: (64-row block, step) index of the CTA's first block and step; blocks total_steps apart
   const size_t first64 = static_cast<size_t>(blockIdx.x) * (BM / 64) * total_steps + kbeg;
-  // A of step `step` (its slot's bytes) and all codes, by bulk copy counted on `bar`
+  // A of step `step` into slot `slot_`, by bulk copy counted on `bar`
   auto copy_a = [&](int slot_, int step, u64* bar) {
     if constexpr (IMAGE) {
 #pragma unroll

@@ -154,9 +154,10 @@ struct Plan {
 // (wgmma.sp with A from registers), from the fragment-order image of build_frag_layout
 // (spmm_wgmma_sp.py): values = u32 afrag[RB64][steps][2][128][4] (k32 step ks of a 64-row block:
 // thread t's 4 A registers at t*16 B), meta = u32 mfrag[RB64][steps][64][2] (the two metadata
-// words of thread 16w + 4 gid + h, h < 2, at (16w + 2 gid + h)*8 B: the pair that sparsity
-// selector 0 reads; threads tig = 2, 3 load their partner's, v52). The wgmma.sp operands otherwise fill the shared memory's bandwidth (NOTES v21: A by
-// TMA is written once and read by the wgmma once, 16 of the 113 KB that a 128 x 256 stage moves).
+// words of thread 32w + 4 gid + h, h < 2, at (16w + 2 gid + h)*8 B: the pair that sparsity
+// selector 0 reads; threads tig = 2, 3 load their partner's, v52). The wgmma.sp operands
+// otherwise fill the shared memory's bandwidth (NOTES v21: A by TMA is written once and read by
+// the wgmma once, 16 of the 113 KB that a 128 x 256 stage moves).
 // Consumers load them a few stages ahead into a ring of register sets (VNM_WG_AREG_SETS). MB = 2 gives each
 // consumer two m64 blocks (a 256 x 128 tile: B is written once per 256 rows, not 128).
 template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, bool TMA_X, int MB = 1, int AREG = 0,
