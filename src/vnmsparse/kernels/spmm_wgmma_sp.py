@@ -143,7 +143,12 @@ PERSISTENT_TILES = tuple(dataclasses.replace(t, persistent=True) for t in TILES)
 # them where 4 SMs of a GPC are free.)
 CLUSTER_TILES = (WgTile(128, 256, 6, 1, True, cluster=2), WgTile(128, 128, 10, 1, True, cluster=2),
                  WgTile(128, 256, 6, 1, True, persistent=True, cluster=2), WgTile(128, 256, 6, 1, True, cluster=4))
-ALL_TILES = TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES  # every tile (tests, A/B runs)
+# v55 (prepared, not yet run on a GPU): cuSPARSELt's structure for 2:4 (ncu v54: its 128 x 256
+# clusters of 4 take 247 us, without the cluster 303, ours 283): A by TMA into shared memory (the
+# sm80 layout, as SMEM_A_TILES) and X multicast over a cluster of 4 row tiles; one tile per CTA,
+# and persistent. For A/B runs (`ab_wgmma.py TILE=...`).
+SMEM_A_CLUSTER_TILES = (WgTile(128, 256, 5, cluster=4), WgTile(128, 256, 4, persistent=True, cluster=4))
+ALL_TILES = TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES + SMEM_A_CLUSTER_TILES  # every tile (tests, A/B runs)
 
 
 def row_tile(v: int, m: int = 8) -> int | None:
