@@ -168,6 +168,24 @@ def fake_sm90(monkeypatch):
     K.decode_plan.cache_clear()
 
 
+def test_decode_plan_on_the_fragment_image(monkeypatch, fake_sm90):
+    """v52: the decode kernel reads the wgmma.sp fragment image only in 64-row blocks (row tiles of
+    64 or 128); where it does, its plan is the one on its own image (the same shared memory: the
+    image keeps 8 bytes of metadata per row and stage, as the codes), and its kernel is named apart."""
+    dev = torch.device("cuda", 0)
+    monkeypatch.setattr(K, "_sms", lambda i: 132)
+    for v, m in ((64, 4), (64, 8), (128, 8), (128, 32), (128, 128)):
+        for t in (1, 4, 8):
+            for steps in (2, 16, 64, 200):
+                assert K.decode_plan(dev, t, 4096, steps, v, m, image=True) == K.decode_plan(dev, t, 4096, steps, v, m)
+    for v in (16, 32, 48, 96):
+        assert K.decode_plan(dev, 1, 4096, 16, v, 8) is not None
+        assert K.decode_plan(dev, 1, 4096, 16, v, 8, image=True) is None
+        assert not K.decode_preferred(dev, 1, 4096, 4096, v, 8, image=True)
+    assert K.decode_name(torch.bfloat16, 128, 8, True, True).endswith(", true, true>")
+    assert K.decode_name(torch.bfloat16, 128, 8, True) != K.decode_name(torch.bfloat16, 128, 8, True, True)
+
+
 def test_decode_plan(monkeypatch, fake_sm90):
     """The one-launch decode kernel applies to T <= 64 on sm_90 with at most 8 K splits (a cluster)
     of at most DECODE_MAX_STEPS resident steps whose X slice and shared memory fit; its splits
