@@ -64,48 +64,36 @@ template <typename T, int WM, int WN, bool IMAGE = false, typename LoadB>
 __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4], const T* a, const u8* me, int wm,
                                                 int lane, LoadB load_b, int me_block = 0) {
   constexpr int MT = WM / 16, NTILES = WN / 8;
-  if constexpr (IMAGE) {
-#pragma unroll
-    for (int s = 0; s < 2; ++s) {
-      u32 af[MT][4], ef[MT];
-#pragma unroll
-      for (int mi = 0; mi < MT; ++mi) {
-        const int q = (wm * WM) / 16 + mi, thr = 32 * (q & 3) + lane, wc = 16 * (q & 3) + 2 * (lane >> 2) + (lane & 1);
-        const uint4 w = *reinterpret_cast<const uint4*>(reinterpret_cast<const u8*>(a) + (q >> 2) * 4096 + s * 2048 + thr * 16);
-        af[mi][0] = w.x; af[mi][1] = w.y; af[mi][2] = w.z; af[mi][3] = w.w;
-        ef[mi] = *reinterpret_cast<const u32*>(me + (q >> 2) * me_block + wc * 8 + 4 * s);
-      }
-#pragma unroll
-      for (int ni = 0; ni < NTILES; ++ni) {
-        u32 bf[4];
-        load_b(s, ni, bf);
-#pragma unroll
-        for (int mi = 0; mi < MT; ++mi) MmaSp<T>::run(acc[mi][ni], af[mi], bf, ef[mi]);
-      }
-    }
-    return;
-  }
   // Metadata of both k-steps at once: a row's 8 bytes per stage are its codes for 16 groups. Lane
   // tig 0 needs the low 16 bits of each k-step's word for rows gid (low half) and gid + 8 (high
-  // half), lane tig 1 the high 16 bits: one byte permute per k-step.
+  // half), lane tig 1 the high 16 bits: one byte permute per k-step. (IMAGE: the words as stored.)
   u32 ew[MT][2];
+  if constexpr (!IMAGE) {
 #pragma unroll
-  for (int mi = 0; mi < MT; ++mi) {
-    const int rr = wm * WM + mi * 16 + (lane >> 2);
-    const uint2 lo = *reinterpret_cast<const uint2*>(me + rr * (KS / 2));
-    const uint2 hi = *reinterpret_cast<const uint2*>(me + (rr + 8) * (KS / 2));
-    const u32 sel = (lane & 1) ? 0x7632u : 0x5410u;
-    ew[mi][0] = __byte_perm(lo.x, hi.x, sel);
-    ew[mi][1] = __byte_perm(lo.y, hi.y, sel);
+    for (int mi = 0; mi < MT; ++mi) {
+      const int rr = wm * WM + mi * 16 + (lane >> 2);
+      const uint2 lo = *reinterpret_cast<const uint2*>(me + rr * (KS / 2));
+      const uint2 hi = *reinterpret_cast<const uint2*>(me + (rr + 8) * (KS / 2));
+      const u32 sel = (lane & 1) ? 0x7632u : 0x5410u;
+      ew[mi][0] = __byte_perm(lo.x, hi.x, sel);
+      ew[mi][1] = __byte_perm(lo.y, hi.y, sel);
+    }
   }
 #pragma unroll
   for (int s = 0; s < 2; ++s) {
     u32 af[MT][4], ef[MT];
 #pragma unroll
     for (int mi = 0; mi < MT; ++mi) {
-      const int r = wm * WM + mi * 16 + (lane & 15);
-      ldmatrix_x4(af[mi], a + r * 2 * KS + swizzle<4>(r, 2 * s + (lane >> 4)) * 8);
-      ef[mi] = ew[mi][s];
+      if constexpr (IMAGE) {
+        const int q = (wm * WM) / 16 + mi, thr = 32 * (q & 3) + lane, wc = 16 * (q & 3) + 2 * (lane >> 2) + (lane & 1);
+        const uint4 w = *reinterpret_cast<const uint4*>(reinterpret_cast<const u8*>(a) + (q >> 2) * 4096 + s * 2048 + thr * 16);
+        af[mi][0] = w.x; af[mi][1] = w.y; af[mi][2] = w.z; af[mi][3] = w.w;
+        ef[mi] = *reinterpret_cast<const u32*>(me + (q >> 2) * me_block + wc * 8 + 4 * s);
+      } else {
+        const int r = wm * WM + mi * 16 + (lane & 15);
+        ldmatrix_x4(af[mi], a + r * 2 * KS + swizzle<4>(r, 2 * s + (lane >> 4)) * 8);
+        ef[mi] = ew[mi][s];
+      }
     }
 #pragma unroll
     for (int ni = 0; ni < NTILES; ++ni) {
