@@ -100,7 +100,7 @@ class WgTile:
         row_tiles, tok_tiles = self.row_tiles(rows), -(-ntok // self.bn)
         if not self.persistent:
             return (row_tiles, tok_tiles, splits)
-        return (min(row_tiles * tok_tiles, sms * self.ctas_per_sm // self.cluster * self.cluster), 1, 1)
+        return (min(row_tiles * tok_tiles, max(self.cluster, sms * self.ctas_per_sm // self.cluster * self.cluster)), 1, 1)
 
 
 def _b(flag: bool) -> str:
