@@ -124,10 +124,11 @@ SMEM_A_TILES = (
 )
 SMEM_A_TABLE = {(t.bm, t.bn): t for t in SMEM_A_TILES}
 # v22: the fragment image staged through the ring by bulk copy, read into registers by 16-byte
-# shared loads a stage ahead (NOTES "v22": within the noise on 2:4, 4% slower gathered). For A/B
-# runs; the 256 x 128 one with X by TMA only (its X^T variant spills).
+# shared loads a stage ahead (NOTES "v22": within the noise on 2:4, 4% slower gathered). The
+# 64-token one runs plain 2:4 at T = 9-64 (STAGED_2_4); the others are for A/B runs; the 256 x 128
+# one with X by TMA only (its X^T variant spills).
 STAGED_TILES = (
-    WgTile(128, 64, 10, 1, True, True), WgTile(128, 128, 8, 1, True, True), WgTile(128, 256, 5, 1, True, True),
+    WgTile(128, 64, 12, 1, True, True), WgTile(128, 128, 8, 1, True, True), WgTile(128, 256, 5, 1, True, True),
     WgTile(256, 128, 6, 2, True, True),
     WgTile(64, 64, 8, 1, True, True), WgTile(64, 128, 5, 1, True, True), WgTile(64, 256, 6, 1, True, True),
 )
@@ -164,6 +165,13 @@ def row_tile(v: int, m: int = 8) -> int | None:
     return 128 if v % 128 == 0 else 64 if v % 64 == 0 else None
 
 
+# Plain 2:4 at T <= 64 stages A through the ring by bulk copy (12 stages in flight) rather than
+# loading it into registers 8 stages ahead, which bound each SM at ~27 GB/s (v59 on the H200, ncu:
+# DRAM 44%, consumers waiting on the A loads): LLaMA gate/up T = 16 / 32 / 64 30.1 / 26.6 / 23.3 ->
+# 25.0 / 21.6 / 21.8 us, down 21.3 -> 19.2, 4096^2 -3%; gathered shapes 7-10% slower (v59), so m = 4 only.
+STAGED_2_4 = STAGED_TILES[0]
+
+
 # From this M on, prefill tiles run persistent (v24 on the H200: 2:128 -7%, 2:64 -2%; at M <= 32
 # even to 3% slower, 2:4 2-8% slower).
 PERSISTENT_MIN_M = 64
@@ -188,7 +196,7 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8) -> WgT
         return dataclasses.replace(tile, persistent=True) if m >= PERSISTENT_MIN_M else tile
 
     if ntok <= 64:
-        return TILE_TABLE[(bm, 64)]
+        return STAGED_2_4 if m == 4 else TILE_TABLE[(bm, 64)]
     # Waves do not apply to persistent tiles (each CTA loops; h200_v27: at 2:128 the cost pick of
     # 128 x 128 ran gate/up 10-15% slower than 128 x 256), so they keep the widest that fills the SMs.
     if bm == 128 and m < PERSISTENT_MIN_M:
@@ -486,7 +494,7 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     """(tile, splits) that autotune picks among the tiles fitting V: the default ones, persistent
     ones and, with X by TMA, the cluster ones (each won some shapes by a few percent on the H200)."""
     steps = values.shape[1] // KS
-    tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES if direct else ())
+    tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES + (STAGED_2_4,) if direct else ())
              if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)]
     return autotune.tile_and_splits(
         "wgmma_sp_tma" if direct else "wgmma_sp", x, r, k, ntok, v, m, tiles,
