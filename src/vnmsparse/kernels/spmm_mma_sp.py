@@ -503,11 +503,17 @@ def prologue(x, bias, r: int, k: int, out):
     return y, x2, None if bias is None else bias.contiguous(), done
 
 
+# v56 (branch, not yet run on a GPU): the reduction 4 outputs per thread where R % 4 == 0 and y and
+# bias are 8-byte aligned (16-byte partial loads); False: one output per thread (A/B runs).
+REDUCE_VEC = True
+
+
 def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> None:
     """y = sum of the split-K fp32 partials [splits, T, R] + bias, in one deterministic pass."""
     splits, ntok, r = partial.shape
-    n = ntok * r
-    _kernel(f"vnm::splitk_reduce<{_CTYPE[y.dtype]}>", ("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
+    vec = REDUCE_VEC and r % 4 == 0 and y.data_ptr() % 8 == 0 and (bias is None or bias.data_ptr() % 8 == 0)
+    n = ntok * r // (4 if vec else 1)
+    _kernel(f"vnm::splitk_reduce<{_CTYPE[y.dtype]}, {_b(vec)}>", ("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
         (min(-(-n // 256), 4 * sms), 1, 1), (256, 1, 1), (partial, bias, y, splits, ntok, r), pdl=True
     )
 
@@ -527,7 +533,8 @@ def name_expressions(dtype: torch.dtype) -> list[str]:
     names += [t.name(dtype, c, False) for t in WS_TILES.values() for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64) for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c, True) for bm in (128, 64) for bn in (8, 16, 32, 64) for c in (True, False)]
-    return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::transpose_pad16<{_CTYPE[dtype]}>", f"vnm::splitk_reduce<{_CTYPE[dtype]}>"]
+    names += [f"vnm::splitk_reduce<{_CTYPE[dtype]}, {v}>" for v in ("false", "true")]
+    return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::transpose_pad16<{_CTYPE[dtype]}>"]
 
 
 def supported(device: torch.device, bulk: bool = False) -> tuple[bool, str]:
