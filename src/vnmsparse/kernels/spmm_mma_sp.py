@@ -457,19 +457,25 @@ def layout_steps(k: int, m: int) -> int:
     return max(1, -(-groups // KS))
 
 
+def preferred_decode_plan(device: torch.device, ntok: int, rows: int, k: int, v: int, m: int,
+                          dtype: torch.dtype = torch.bfloat16, image: bool = False):
+    """The decode plan where vnmsparse.spmm runs the decode kernel (sm_90), else None: 1 to
+    DECODE_DEFAULT_MAX_TOKENS tokens, an X slice per CTA at most twice the weight bytes it meets
+    (T x m <= 4 x BM), and a plan (no fallback to the slower bulk kernel); ``image``: on the
+    fragment image (V % 64 == 0, v52). VNM_DECODE=0 turns the route off. For V % 64 != 0 the kernel
+    reads its own weight image (the "sm90" layout, the compact bytes once more), which a model that
+    also runs prefill holds beside the sm80 one."""
+    if not 1 <= ntok <= DECODE_DEFAULT_MAX_TOKENS or ntok * m > 4 * row_tile(v):
+        return None
+    if os.environ.get("VNM_DECODE", "1").strip() == "0":
+        return None
+    return decode_plan(device, ntok, rows, layout_steps(k, m), v, m, dtype, image)
+
+
 def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int, m: int,
                      dtype: torch.dtype = torch.bfloat16, image: bool = False) -> bool:
-    """Whether vnmsparse.spmm runs the decode kernel (sm_90): 1 to DECODE_DEFAULT_MAX_TOKENS
-    tokens, an X slice per CTA at most twice the weight bytes it meets (T x m <= 4 x BM), and a plan
-    (no fallback to the slower bulk kernel); ``image``: on the fragment image (V % 64 == 0, v52).
-    VNM_DECODE=0 turns the route off. For V % 64 != 0 the kernel reads its own weight image (the
-    "sm90" layout, the compact bytes once more), which a model that also runs prefill holds beside
-    the sm80 one."""
-    if not 1 <= ntok <= DECODE_DEFAULT_MAX_TOKENS or ntok * m > 4 * row_tile(v):
-        return False
-    if os.environ.get("VNM_DECODE", "1").strip() == "0":
-        return False
-    return decode_plan(device, ntok, rows, layout_steps(k, m), v, m, dtype, image) is not None
+    """Whether :func:`preferred_decode_plan` has a plan."""
+    return preferred_decode_plan(device, ntok, rows, k, v, m, dtype, image) is not None
 
 
 def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool = False) -> None:

@@ -408,9 +408,9 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     ntok = x2.shape[0]
     # 1-8 tokens: the one-launch decode kernel, on this same image (so compiled graphs, which keep
     # this layout for every T, run it too, and a model holds one image for prefill and decode)
-    if (a_regs and tile is None and splits is None and tma_x is None
-            and spmm_mma_sp.decode_preferred(x.device, ntok, r, k, v, m, x.dtype, image=True)):
-        plan = spmm_mma_sp.decode_plan(x.device, ntok, r, values.shape[1], v, m, x.dtype, image=True)
+    plan = (spmm_mma_sp.preferred_decode_plan(x.device, ntok, r, k, v, m, x.dtype, image=True)
+            if a_regs and tile is None and splits is None and tma_x is None else None)
+    if plan is not None:
         spmm_mma_sp.spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image=True)
         return y.view(*x.shape[:-1], r)
     direct = (TMA_X_BY_DEFAULT and x_direct(x2, cols is not None)) if tma_x is None else tma_x
