@@ -509,28 +509,20 @@ def prologue(x, bias, r: int, k: int, out):
     return y, x2, None if bias is None else bias.contiguous(), done
 
 
-# v56 (branch, not yet run on a GPU): the reduction 4 outputs per thread where R % 4 == 0 and y and
-# bias are 8-byte aligned (16-byte partial loads); False: one output per thread (A/B runs).
-REDUCE_VEC = True
+# v56: the reduction 4 outputs per thread where R % 4 == 0 and y and bias are 8-byte aligned
+# (16-byte partial loads), in blocks of this many threads (the 4x fewer threads in smaller blocks,
+# so that T = 16 still spreads over every SM); 0: one output per thread in 256 (A/B runs).
+REDUCE_VEC = 64
 
 
 def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> None:
     """y = sum of the split-K fp32 partials [splits, T, R] + bias, in one deterministic pass."""
     splits, ntok, r = partial.shape
-    vec = REDUCE_VEC and r % 4 == 0 and y.data_ptr() % 8 == 0 and (bias is None or bias.data_ptr() % 8 == 0)
-    n = ntok * r // (4 if vec else 1)
+    vec = REDUCE_VEC > 0 and r % 4 == 0 and y.data_ptr() % 8 == 0 and (bias is None or bias.data_ptr() % 8 == 0)
+    n, threads = (ntok * r // 4, REDUCE_VEC) if vec else (ntok * r, 256)
     _kernel(f"vnm::splitk_reduce<{_CTYPE[y.dtype]}, {_b(vec)}>", ("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
-        (min(-(-n // 256), 4 * sms), 1, 1), (256, 1, 1), (partial, bias, y, splits, ntok, r), pdl=True
+        (min(-(-n // threads), 1024 * sms // threads), 1, 1), (threads, 1, 1), (partial, bias, y, splits, ntok, r), pdl=True
     )
-
-
-def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
-    """(tile, splits) that autotune picks among the cp.async tiles fitting V."""
-    steps, sms = values.shape[1] // KS, _sms(x.device.index or 0)
-    return autotune.tile_and_splits(
-        "mma_sp", x, r, k, ntok, v, m, [t for t in TILE_TABLE[False].values() if v % t.bm == 0],
-        lambda t: choose_splits(t, ntok, r, steps, sms),
-        lambda t, s: _spmm(x, values, meta, cols, bias, r, k, v, m, bulk=False, tile=t, splits=s))
 
 
 def name_expressions(dtype: torch.dtype) -> list[str]:
