@@ -510,15 +510,17 @@ def prologue(x, bias, r: int, k: int, out):
 
 
 # v56: the reduction 4 outputs per thread where R % 4 == 0 and y and bias are 8-byte aligned
-# (16-byte partial loads), in blocks of this many threads (the 4x fewer threads in smaller blocks,
-# so that T = 16 still spreads over every SM); 0: one output per thread in 256 (A/B runs).
-REDUCE_VEC = 64
+# (16-byte partial loads), in blocks of this many threads; 0: one output per thread in 256 (A/B
+# runs). Only from REDUCE_VEC_MIN outputs: below, 0.3-0.5 us slower whatever the block (v56b:
+# 4096 x 16; even at 1024 x 64; 2-7% faster from 4096 x 32).
+REDUCE_VEC, REDUCE_VEC_MIN = 64, 1 << 17
 
 
 def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> None:
     """y = sum of the split-K fp32 partials [splits, T, R] + bias, in one deterministic pass."""
     splits, ntok, r = partial.shape
-    vec = REDUCE_VEC > 0 and r % 4 == 0 and y.data_ptr() % 8 == 0 and (bias is None or bias.data_ptr() % 8 == 0)
+    aligned = r % 4 == 0 and y.data_ptr() % 8 == 0 and (bias is None or bias.data_ptr() % 8 == 0)
+    vec = REDUCE_VEC > 0 and ntok * r >= REDUCE_VEC_MIN and aligned
     n, threads = (ntok * r // 4, REDUCE_VEC) if vec else (ntok * r, 256)
     _kernel(f"vnm::splitk_reduce<{_CTYPE[y.dtype]}, {_b(vec)}>", ("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
         (min(-(-n // threads), 1024 * sms // threads), 1, 1), (threads, 1, 1), (partial, bias, y, splits, ntok, r), pdl=True
