@@ -124,6 +124,32 @@ def test_warp_specialised_tiles(v, m):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("r", [4096, 515, 258, 1])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_reduce_splits(r, dtype, monkeypatch):
+    """The split-K reduction, 4 outputs per thread (R % 4 == 0, aligned y and bias, v56) or one,
+    against the fp32 sum in split order, bitwise equal between the two; with and without bias, y
+    a misaligned view (the scalar path)."""
+    gen = torch.Generator().manual_seed(r)
+    for splits, ntok in ((4, 64), (3, 1), (1, 9)):
+        partial = torch.randn(splits, ntok, r, generator=gen).cuda()
+        bias = torch.randn(r, generator=gen).to(dtype).cuda()
+        for b in (bias, None):
+            ref = partial.sum(0) + (b.float() if b is not None else 0)
+            ys = []
+            monkeypatch.setattr(K, "REDUCE_VEC_MIN", 0)
+            for vec in (64, 256, 0):
+                monkeypatch.setattr(K, "REDUCE_VEC", vec)
+                buf = torch.full((ntok * r + 1,), float("nan"), dtype=dtype, device="cuda")
+                for y in (buf[:ntok * r].view(ntok, r), buf[1:].view(ntok, r)):  # aligned, then misaligned
+                    K.reduce_splits(partial, b, y, 132)
+                    torch.cuda.synchronize()
+                    torch.testing.assert_close(y.float(), ref, rtol=1e-2, atol=1e-2)
+                    ys.append(y.clone())
+            assert all(torch.equal(ys[0], y) for y in ys[1:]), (r, splits, ntok)
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("splits", [2, 3, 7])
 def test_split_k(splits):
     gen = torch.Generator().manual_seed(splits)

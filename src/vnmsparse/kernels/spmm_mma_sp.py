@@ -509,22 +509,22 @@ def prologue(x, bias, r: int, k: int, out):
     return y, x2, None if bias is None else bias.contiguous(), done
 
 
+# v56: the reduction 4 outputs per thread where R % 4 == 0 and y and bias are 8-byte aligned
+# (16-byte partial loads), in blocks of this many threads; 0: one output per thread in 256 (A/B
+# runs). Only from REDUCE_VEC_MIN outputs: below, 0.3-0.5 us slower whatever the block (v56b:
+# 4096 x 16; even at 1024 x 64; 2-7% faster from 4096 x 32).
+REDUCE_VEC, REDUCE_VEC_MIN = 64, 1 << 17
+
+
 def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> None:
     """y = sum of the split-K fp32 partials [splits, T, R] + bias, in one deterministic pass."""
     splits, ntok, r = partial.shape
-    n = ntok * r
-    _kernel(f"vnm::splitk_reduce<{_CTYPE[y.dtype]}>", ("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
-        (min(-(-n // 256), 4 * sms), 1, 1), (256, 1, 1), (partial, bias, y, splits, ntok, r), pdl=True
+    aligned = r % 4 == 0 and y.data_ptr() % 8 == 0 and (bias is None or bias.data_ptr() % 8 == 0)
+    vec = REDUCE_VEC > 0 and ntok * r >= REDUCE_VEC_MIN and aligned
+    n, threads = (ntok * r // 4, REDUCE_VEC) if vec else (ntok * r, 256)
+    _kernel(f"vnm::splitk_reduce<{_CTYPE[y.dtype]}, {_b(vec)}>", ("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
+        (min(-(-n // threads), 1024 * sms // threads), 1, 1), (threads, 1, 1), (partial, bias, y, splits, ntok, r), pdl=True
     )
-
-
-def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
-    """(tile, splits) that autotune picks among the cp.async tiles fitting V."""
-    steps, sms = values.shape[1] // KS, _sms(x.device.index or 0)
-    return autotune.tile_and_splits(
-        "mma_sp", x, r, k, ntok, v, m, [t for t in TILE_TABLE[False].values() if v % t.bm == 0],
-        lambda t: choose_splits(t, ntok, r, steps, sms),
-        lambda t, s: _spmm(x, values, meta, cols, bias, r, k, v, m, bulk=False, tile=t, splits=s))
 
 
 def name_expressions(dtype: torch.dtype) -> list[str]:
@@ -533,7 +533,8 @@ def name_expressions(dtype: torch.dtype) -> list[str]:
     names += [t.name(dtype, c, False) for t in WS_TILES.values() for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64) for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c, True) for bm in (128, 64) for bn in (8, 16, 32, 64) for c in (True, False)]
-    return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::transpose_pad16<{_CTYPE[dtype]}>", f"vnm::splitk_reduce<{_CTYPE[dtype]}>"]
+    names += [f"vnm::splitk_reduce<{_CTYPE[dtype]}, {v}>" for v in ("false", "true")]
+    return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::transpose_pad16<{_CTYPE[dtype]}>"]
 
 
 def supported(device: torch.device, bulk: bool = False) -> tuple[bool, str]:

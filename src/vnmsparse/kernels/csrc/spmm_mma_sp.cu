@@ -839,12 +839,36 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + 32)
 #endif
 }
 
-// y[t, r] = sum_z partial[z, t, r] + bias[r], in a fixed order (deterministic).
-template <typename T>
+// y[t, r] = sum_z partial[z, t, r] + bias[r], in a fixed order (deterministic). VEC (R % 4 == 0,
+// y and bias 8-byte aligned: the host's to check): 4 consecutive outputs per thread, 16-byte
+// partial loads and an 8-byte store (v56: scalar loads and a 64-bit modulo per output before).
+template <typename T, bool VEC = false>
 __global__ void splitk_reduce(const float* __restrict__ partial, const T* __restrict__ bias, T* __restrict__ y,
                               int splits, int ntok, int R) {
   grid_dependency_wait();
   const size_t n = static_cast<size_t>(ntok) * R;
+  if constexpr (VEC) {
+    const size_t n4 = n / 4;
+    const int r4 = R / 4;
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n4;
+         i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+      float s[4] = {0.f, 0.f, 0.f, 0.f};
+      if (bias != nullptr) {
+        const int r = static_cast<int>(i % r4) * 4;
+#pragma unroll
+        for (int e = 0; e < 4; ++e) s[e] = Elem<T>::to_float(bias[r + e]);
+      }
+      for (int z = 0; z < splits; ++z) {
+        const float4 p = reinterpret_cast<const float4*>(partial + static_cast<size_t>(z) * n)[i];
+        s[0] += p.x; s[1] += p.y; s[2] += p.z; s[3] += p.w;
+      }
+      union { T e[4]; uint2 u; } out;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) out.e[e] = Elem<T>::from_float(s[e]);
+      reinterpret_cast<uint2*>(y)[i] = out.u;
+    }
+    return;
+  }
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
     float s = bias != nullptr ? Elem<T>::to_float(bias[i % R]) : 0.f;
