@@ -25,6 +25,7 @@ CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (1000, 2048, 64, "64:2:16", torch.float16, False, None),  # decode: 64-token tile, clustered splits
     (300, 8200, 3, "2:4", torch.bfloat16, True, None),  # decode: each CTA's steps pass through the A ring
     (256, 16400, 2, "128:2:8", torch.float16, False, None),  # decode ring, 128-row tiles
+    (1000, 4104, 40, "2:4", torch.bfloat16, True, None),  # staged 64-token tile (v59), K splits
 ]
 
 ap = argparse.ArgumentParser()
