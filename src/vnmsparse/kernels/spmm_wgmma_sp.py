@@ -80,6 +80,12 @@ class WgTile:
                 + ("p" if self.persistent else "") + (f"c{self.cluster}" if self.cluster > 1 else ""))
 
     @property
+    def x_by_tma_only(self) -> bool:
+        """No X^T variant: clusters multicast X by TMA; the staged 256 x 128 one spilled with X^T;
+        token tiles under 64 (the gathered B image is 64-token slabs)."""
+        return self.cluster > 1 or (self.staged and self.mb == 2) or self.bn < 64
+
+    @property
     def splittable(self) -> bool:
         """Split-K exists for the decode tile (bn = 64) only: the wider split variants spilled
         under NVRTC 13.0, and a grid too small to fill the GPU comes from few tokens anyway.
@@ -128,7 +134,7 @@ SMEM_A_TABLE = {(t.bm, t.bn): t for t in SMEM_A_TILES}
 # 64-token one runs plain 2:4 at T = 9-64 (STAGED_2_4); the others are for A/B runs; the 256 x 128
 # one with X by TMA only (its X^T variant spills).
 STAGED_TILES = (
-    WgTile(128, 64, 12, 1, True, True), WgTile(128, 128, 8, 1, True, True), WgTile(128, 256, 5, 1, True, True),
+    WgTile(128, 64, 12, 1, True, True), WgTile(128, 32, 16, 1, True, True), WgTile(128, 16, 19, 1, True, True), WgTile(128, 128, 8, 1, True, True), WgTile(128, 256, 5, 1, True, True),
     WgTile(256, 128, 6, 2, True, True),
     WgTile(64, 64, 8, 1, True, True), WgTile(64, 128, 5, 1, True, True), WgTile(64, 256, 6, 1, True, True),
 )
@@ -442,8 +448,8 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
         raise ValueError(f"tile {tile} {'needs' if tile.a_regs else 'cannot take'} the fragment layout")
     if cols is not None and v % tile.bm:
         raise ValueError(f"tile {tile} does not fit V = {v} (bm must divide V)")
-    if tile.cluster > 1 and not direct:
-        raise ValueError(f"tile {tile} multicasts X by TMA: plain 2:4 with X by TMA only (m = {m}, tma_x = {direct})")
+    if tile.x_by_tma_only and not direct:
+        raise ValueError(f"tile {tile} reads X by TMA: plain 2:4 with X by TMA only (m = {m}, tma_x = {direct})")
     if a_regs and tile.row_tiles(r) * tile.bm > values.shape[0] * 64:  # the consumers read whole m64 blocks
         raise ValueError(f"tile {tile} reads past the fragment image ({values.shape[0] * 64} rows for R = {r})")
     gp = values.shape[1] * (KS if a_regs else 1)
@@ -508,7 +514,7 @@ def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str
     tiles = ALL_TILES if tiles is None else tiles
     return [t.name(dtype, c, s, d) for t in tiles for c, d in ((True, False), (False, False), (False, True))
             for s in ((False, True) if t.splittable else (False,)) if t.mb == 1 or not c
-            if not (t.staged and t.mb == 2 and not d) if t.cluster == 1 or d]
+            if d or not t.x_by_tma_only]
 
 
 def supported(device: torch.device) -> tuple[bool, str]:

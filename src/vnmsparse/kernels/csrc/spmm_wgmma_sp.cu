@@ -137,7 +137,7 @@ struct Plan {
   static_assert(BM / MB == 64 || BM / MB == 128, "64 x MB rows per consumer warpgroup, one or two of them");
   static_assert(MB == 1 || AREG, "two m64 blocks per consumer only with A in registers");
   static_assert(AREG >= 0 && AREG <= 2, "AREG: 0 shared memory, 1 global to registers, 2 staged");
-  static_assert(BN == 64 || BN == 128 || BN == 256, "BN is the wgmma N");
+  static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256, "BN is the wgmma N");
 };
 
 }  // namespace wg
@@ -171,6 +171,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
                   const __grid_constant__ TensorMap amap, const __grid_constant__ TensorMap ymap) {
   static_assert(!(TMA_X && HAS_COLS), "TMA_X loads X whole: only for m = 4 (no column offsets)");
   static_assert(!(PERSIST && SPLIT), "split-K runs one tile per CTA");
+  static_assert(BN >= 64 || TMA_X, "token tiles under 64 take X by TMA (the gathered B image is 64-token slabs)");
   static_assert(CLUSTER == 1 || (TMA_X && !SPLIT && BM <= 128 && (CLUSTER == 2 || CLUSTER == 4)),
                 "X multicast over a cluster of row tiles: plain 2:4 by TMA, no K splits");
 #if VNM_HAS_WGMMA

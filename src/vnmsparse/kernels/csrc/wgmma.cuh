@@ -52,6 +52,16 @@ template <int N> __device__ __forceinline__ void wgmma_wait() {
 }
 
 // Operand lists of the accumulator fragment (generated; N/2 fp32 registers for m64nNk32).
+#define VNM_WGMMA_D16 "{%0, %1, %2, %3, %4, %5, %6, %7}"
+#define VNM_WGMMA_SS_TAIL16 ", %8, %9, %10, %12, p, 1, 1, 0, %13;\n"
+#define VNM_WGMMA_SS_PRED16 "setp.ne.b32 p, %11, 0;\n"
+#define VNM_WGMMA_RS_TAIL16 ", {%8, %9, %10, %11}, %12, %13, %15, p, 1, 1, %16;\n"
+#define VNM_WGMMA_RS_PRED16 "setp.ne.b32 p, %14, 0;\n"
+#define VNM_WGMMA_D32 "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" "}"
+#define VNM_WGMMA_SS_TAIL32 ", %16, %17, %18, %20, p, 1, 1, 0, %21;\n"
+#define VNM_WGMMA_SS_PRED32 "setp.ne.b32 p, %19, 0;\n"
+#define VNM_WGMMA_RS_TAIL32 ", {%16, %17, %18, %19}, %20, %21, %23, p, 1, 1, %24;\n"
+#define VNM_WGMMA_RS_PRED32 "setp.ne.b32 p, %22, 0;\n"
 #define VNM_WGMMA_D64 \
   "{" "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" ", " \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" "}"
@@ -85,6 +95,8 @@ template <int N> __device__ __forceinline__ void wgmma_wait() {
 
 #define VNM_F4(d, i) "+f"(d[i]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3])
 #define VNM_F16(d, i) VNM_F4(d, i), VNM_F4(d, (i) + 4), VNM_F4(d, (i) + 8), VNM_F4(d, (i) + 12)
+#define VNM_WGMMA_F16(d) VNM_F4(d, 0), VNM_F4(d, 4)
+#define VNM_WGMMA_F32(d) VNM_F16(d, 0)
 #define VNM_WGMMA_F64(d) VNM_F16(d, 0), VNM_F16(d, 16)
 #define VNM_WGMMA_F128(d) VNM_WGMMA_F64(d), VNM_F16(d, 32), VNM_F16(d, 48)
 #define VNM_WGMMA_F256(d) VNM_WGMMA_F128(d), VNM_F16(d, 64), VNM_F16(d, 80), VNM_F16(d, 96), VNM_F16(d, 112)
@@ -121,9 +133,13 @@ template <typename T, int N> struct WgmmaSp;
                    : "memory");                                                                           \
     }                                                                                                     \
   };
+VNM_WGMMA_SP(16, __half, "f16")
+VNM_WGMMA_SP(32, __half, "f16")
 VNM_WGMMA_SP(64, __half, "f16")
 VNM_WGMMA_SP(128, __half, "f16")
 VNM_WGMMA_SP(256, __half, "f16")
+VNM_WGMMA_SP(16, __nv_bfloat16, "bf16")
+VNM_WGMMA_SP(32, __nv_bfloat16, "bf16")
 VNM_WGMMA_SP(64, __nv_bfloat16, "bf16")
 VNM_WGMMA_SP(128, __nv_bfloat16, "bf16")
 VNM_WGMMA_SP(256, __nv_bfloat16, "bf16")
