@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # v59d: the staged 64-token 2:4 tile (v59) multicasting X over 2 row tiles (test, A/B), and its K
-# (The wg128x64s12t1c2 tile was removed after this A/B: see NOTES v59.)
 # splits on LLaMA gate/up (86 row tiles: 86 of 132 SMs unsplit).
+# (The wg128x64s12t1c2 tile was removed after this A/B: see NOTES v59.)
 source "$(dirname "$0")/gpu_lib.sh"
 export PYTHONPATH=$PYTHONPATH:$PWD/scripts
 warm 120

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # v60: the staged 64-token tile with a 6-stage ring, two CTAs per SM (80 registers: no register
-# (The tile was removed after this A/B: see NOTES v60; re-add WgTile(128, 64, 6, 1, True, True) and the .cu rule to rerun.)
 # ring), so that K splits fill 264 CTA slots: LLaMA gate/up's 86 row tiles x 3 splits in one wave
 # (v59: one CTA per SM moves ~27 GB/s; 86 of 132 SMs busy). GPU tests of the tile, then A/B.
+# (The tile was removed after this A/B: see NOTES v60; re-add WgTile(128, 64, 6, 1, True, True) and the .cu rule to rerun.)
 source "$(dirname "$0")/gpu_lib.sh"
 export PYTHONPATH=$PYTHONPATH:$PWD/scripts
 warm 120
