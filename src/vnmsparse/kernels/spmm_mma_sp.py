@@ -258,7 +258,7 @@ def feature_major(x2: torch.Tensor):
 MAX_GRID_Y = 65535
 
 # 16-byte transposes where the rows allow (v23, written after the device time ran out: the GPU
-# tests cover it through every gathered call; scripts/gpu_v22.sh timed it against the 2-4-byte one).
+# tests cover it through every gathered call; scripts/sessions/gpu_v22.sh timed it against the 2-4-byte one).
 TRANSPOSE16 = True
 
 
