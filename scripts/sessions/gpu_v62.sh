@@ -2,7 +2,7 @@
 # v62: staged 2:4 tiles of 32 and 16 tokens (wgmma N = 32 / 16, X by TMA only): at T <= 32 the
 # 64-token tile's X slots hold padding; narrower X stages leave room for 16 / 19 stages of A
 # (ncu v61: cuBLAS moves 34.5 GB/s per CTA with 126 KB of weights in flight, ours 25.5 with 108).
-source "$(dirname "$0")/gpu_lib.sh"
+source "$(dirname "$0")/../gpu_lib.sh"
 export PYTHONPATH=$PYTHONPATH:$PWD/scripts
 warm 120
 timeout 100 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_wgmma_sp.py -k "every_tile and (x32s or x16s)" 2>&1 | tail -1
