@@ -123,6 +123,19 @@ def test_warp_specialised_tiles(v, m):
         run_case(r, k, t, v, m, (torch.bfloat16, torch.float16)[i % 2], bool(i % 2 == 0), gen, tile=tile)
 
 
+def test_autotune_candidates(monkeypatch):
+    """Autotune times the cp.async tiles whose rows divide V, each with its own split rule (a
+    merge once dropped ``_tuned`` and only an autotuned call would have found out)."""
+    seen = {}
+    monkeypatch.setattr(K.autotune, "tile_and_splits", lambda kernel, *a: seen.setdefault(kernel, a) and (None, None))
+    monkeypatch.setattr(K, "_sms", lambda index: 132)
+    values = torch.zeros(256, 64, 2)  # the sm80 layout's shape: R x Gp x 2 (4 stages of KS groups)
+    assert K._tuned(torch.zeros(8, 256), values, None, None, None, 256, 256, 64, 8, 8) == (None, None)
+    tiles = seen["mma_sp"][6]
+    assert tiles and set(tiles) == {t for t in K.TILE_TABLE[False].values() if 64 % t.bm == 0}
+    assert all(seen["mma_sp"][7](t) >= 1 for t in tiles)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("r", [4096, 515, 258, 1])
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])

@@ -527,6 +527,15 @@ def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> Non
     )
 
 
+def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
+    """(tile, splits) that autotune picks among the cp.async tiles fitting V."""
+    steps, sms = values.shape[1] // KS, _sms(x.device.index or 0)
+    return autotune.tile_and_splits(
+        "mma_sp", x, r, k, ntok, v, m, [t for t in TILE_TABLE[False].values() if v % t.bm == 0],
+        lambda t: choose_splits(t, ntok, r, steps, sms),
+        lambda t, s: _spmm(x, values, meta, cols, bias, r, k, v, m, bulk=False, tile=t, splits=s))
+
+
 def name_expressions(dtype: torch.dtype) -> list[str]:
     """Every kernel of this file for one dtype (what the compile-everything test builds)."""
     names = [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in (False, True)]
