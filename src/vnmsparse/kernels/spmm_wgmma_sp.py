@@ -183,7 +183,7 @@ WIDE_TILE_COST = 1.4
 
 
 def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8) -> WgTile:
-    """Decode (T <= 64) gets bn = 64. Otherwise, with non-persistent 128-row tiles, the token tile
+    """Decode (T <= 64) gets bn = 64 (plain 2:4 the staged tile, STAGED_2_4). Otherwise, with non-persistent 128-row tiles, the token tile
     (128 or 256) whose waves of CTAs cost least (WIDE_TILE_COST: so one wave of 128 x 256 tiles beats two of
     128 x 128, v24c: BERT FFN2 at T = 4096 took 54.6 us with 256 tiles of 128 x 128, where 128
     tiles of 128 x 256 take ~38, h200_v27: 35.7); else the widest that gives every SM a CTA."""
