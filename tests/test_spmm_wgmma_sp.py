@@ -395,24 +395,22 @@ def test_persistent_tile_loops(tile, raster, epi_tma, monkeypatch):
 
 @pytest.mark.gpu
 @needs_sm90a
-@pytest.mark.parametrize("tile", W.CLUSTER_TILES + W.SMEM_A_CLUSTER_TILES, ids=str)
+@pytest.mark.parametrize("tile", W.CLUSTER_TILES, ids=str)
 def test_cluster_multicast(tile, monkeypatch):
-    """Clusters of row tiles sharing X by TMA multicast (v25; v55: with A by TMA into shared
-    memory, the sm80 layout): row tiles padded to whole clusters (odd counts, R not a multiple of
-    the tile), ragged T and K, T = 1; the X^T path is refused. A persistent one runs on one
-    cluster (a 3-SM grid rounds down to whole clusters)."""
+    """Clusters of row tiles sharing X by TMA multicast (v25): row tiles padded to whole clusters
+    (odd counts, R not a multiple of the tile), ragged T and K, T = 1; the X^T path is refused. A
+    persistent one runs on whole clusters of a small grid (3 SMs: one cluster)."""
     gen = torch.Generator().manual_seed(tile.bn + 3)
-    layout_of = W.layout_of if tile.a_regs else spmm_mma_sp.layout_of
     if tile.persistent:
         monkeypatch.setattr(W, "_sms", lambda index: 3)
         assert tile.grid(1000, 1000, 1, 3)[0] == tile.cluster
 
     def case(r, k, t, dtype, bias, **kw):
-        check_case(lambda x, vw, b, out: W.spmm_sm90a(x, *layout_of(vw), b, r, k, 128, 4, tile=tile, out=out, **kw),
+        check_case(lambda x, vw, b, out: W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, 128, 4, tile=tile, out=out, **kw),
                    r, k, t, 128, 4, dtype, bias, gen, what=f"tile={tile}")
 
     for r, k, t in ((389, 8 * 131, 300), (128, 72, 1000), (260, 4096, 1), (1000, 1000, 257)):
-        if tile.a_regs and not tile.fits_frag_image(r):  # 4-CTA clusters at R = 128
+        if not tile.fits_frag_image(r):  # 4-CTA clusters at R = 128
             with pytest.raises(ValueError, match="reads past the fragment image"):
                 case(r, k, t, torch.bfloat16, True)
             continue
@@ -424,7 +422,7 @@ def test_cluster_multicast(tile, monkeypatch):
     vw = vs.pack(random_vnm(256, 64, cfg, torch.bfloat16, "cuda", gen), cfg)
     x = torch.randn(8, 64, device="cuda", dtype=torch.bfloat16)
     with pytest.raises(ValueError, match="reads X by TMA"):
-        W.spmm_sm90a(x, *layout_of(vw), None, 256, 64, 128, 4, tile=tile, tma_x=False)
+        W.spmm_sm90a(x, *W.layout_of(vw), None, 256, 64, 128, 4, tile=tile, tma_x=False)
 
 
 @pytest.mark.gpu

@@ -3,6 +3,7 @@
 # then A/B'd: v55 (2:4 prefill, A by TMA into shared memory + X multicast over 4 row tiles,
 # cuSPARSELt's structure) and v57b (2:4 at T = 9-64, 64-token tiles multicasting X).
 # Branches reduce-vec (v56) and rotate-k (v57) have their own scripts (gpu_v56.sh, gpu_v57.sh).
+# (The v55 and v57b tiles were removed from main after this A/B: see NOTES v58.)
 source "$(dirname "$0")/../gpu_lib.sh"
 export PYTHONPATH=$PYTHONPATH:$PWD/scripts
 warm 120

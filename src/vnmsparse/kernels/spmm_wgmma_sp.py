@@ -148,18 +148,11 @@ PERSISTENT_TILES = tuple(dataclasses.replace(t, persistent=True) for t in TILES)
 # (Clusters of 4, as cuSPARSELt's fastest 2:4 algorithm on the H200 runs, need R within the
 # fragment image once padded to 4 row tiles: 512 rows; one CTA per tile, so the hardware places
 # them where 4 SMs of a GPC are free.)
-# The 64-token ones (v57b, prepared, not yet run on a GPU): plain 2:4 at T = 9-64 on many row tiles
-# (LLaMA gate/up: 30 us at T = 16 against 23 at T = 64, grids v49 / v53), X's box shared by
-# multicast instead of read by every CTA.
+# (Measured and dropped: 64-token clusters of 2 / 4 (v57b) and cuSPARSELt's structure, A by TMA
+# into shared memory with X multicast over 4 (v55); NOTES v58: slower but for one shape.)
 CLUSTER_TILES = (WgTile(128, 256, 6, 1, True, cluster=2), WgTile(128, 128, 10, 1, True, cluster=2),
-                 WgTile(128, 256, 6, 1, True, persistent=True, cluster=2), WgTile(128, 256, 6, 1, True, cluster=4),
-                 WgTile(128, 64, 12, 1, True, cluster=2), WgTile(128, 64, 12, 1, True, cluster=4))
-# v55 (prepared, not yet run on a GPU): cuSPARSELt's structure for 2:4 (ncu v54: its 128 x 256
-# clusters of 4 take 247 us, without the cluster 303, ours 283): A by TMA into shared memory (the
-# sm80 layout, as SMEM_A_TILES) and X multicast over a cluster of 4 row tiles; one tile per CTA,
-# and persistent. For A/B runs (`ab_wgmma.py TILE=...`).
-SMEM_A_CLUSTER_TILES = (WgTile(128, 256, 5, cluster=4), WgTile(128, 256, 4, persistent=True, cluster=4))
-ALL_TILES = TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES + SMEM_A_CLUSTER_TILES  # every tile (tests, A/B runs)
+                 WgTile(128, 256, 6, 1, True, persistent=True, cluster=2), WgTile(128, 256, 6, 1, True, cluster=4))
+ALL_TILES = TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES  # every tile (tests, A/B runs)
 
 
 def row_tile(v: int, m: int = 8) -> int | None:
@@ -189,7 +182,7 @@ WIDE_TILE_COST = 1.4
 
 
 def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8) -> WgTile:
-    """Decode (T <= 64) gets bn = 64. Otherwise, with non-persistent 128-row tiles, the token tile
+    """Decode (T <= 64) gets bn = 64 (plain 2:4 the staged tile, STAGED_2_4). Otherwise, with non-persistent 128-row tiles, the token tile
     (128 or 256) whose waves of CTAs cost least (WIDE_TILE_COST: so one wave of 128 x 256 tiles beats two of
     128 x 128, v24c: BERT FFN2 at T = 4096 took 54.6 us with 256 tiles of 128 x 128, where 128
     tiles of 128 x 256 take ~38, h200_v27: 35.7); else the widest that gives every SM a CTA."""
