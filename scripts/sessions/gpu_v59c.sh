@@ -3,10 +3,7 @@
 # GPU suites, memcheck, then the README's grid.
 source "$(dirname "$0")/../gpu_lib.sh"
 export PYTHONPATH=$PYTHONPATH:$PWD/scripts
-warm 120
-timeout 200 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_wgmma_sp.py tests/test_nn.py tests/test_ops.py \
-  tests/test_spmm_mma_sp.py -k "not sass" > "$OUT/gpu_tests.txt" 2>&1; tail -1 "$OUT/gpu_tests.txt"
-grep -E "^FAILED" "$OUT/gpu_tests.txt" | head -8
+gpu_tests 200 tests/test_spmm_wgmma_sp.py tests/test_nn.py tests/test_ops.py tests/test_spmm_mma_sp.py -k "not sass"
 sanitize 80
 echo "checks took ${SECONDS}s"
 [ "${GRID:-1}" = 1 ] && { quick_grid 260 h200_v59; rm -f "$OUT/bench.txt"; }
