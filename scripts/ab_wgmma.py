@@ -47,6 +47,21 @@ TILE = None  # knob TILE=name,name (e.g. wg128x256s5,wg256x128s10r2): tiles of W
 SPLITS = None  # knob SPLITS=0,1,2 (0: the path's own choice)
 
 
+def parse_tile(name):
+    """A tile of W.ALL_TILES or K.TILES by name, else a WgTile spelled as one (wg128x64s6t1: any
+    stage count of a tile shape; compiled on demand)."""
+    import re
+    known = {str(t): t for t in W.ALL_TILES + K.TILES}
+    if name in known:
+        return known[name]
+    f = re.fullmatch(r"wg(\d+)x(\d+)s(\d+)(?:([tr])(\d))?(p)?(?:c(\d))?", name)
+    if f is None:
+        raise SystemExit(f"unknown tile {name}")
+    bm, bn, stages, kind, mb, persistent, cluster = f.groups()
+    return W.WgTile(int(bm), int(bn), int(stages), int(mb or 1), kind is not None, kind == "t", persistent is not None,
+                    int(cluster or 1))
+
+
 def run(sets, r, k, cfg, i):
     x, _, vw = sets[i % len(sets)]
     if BETWEEN:
@@ -110,9 +125,8 @@ def main():
     cases = [(s, *case(s, gen)) for s in args.shapes.split(",")]
     print(f"{'shape':32s} " + " ".join(f"{macro}={v:>4s}" for v in values.split(",")))
     rows = {s: [] for s, *_ in cases}
-    tiles = {str(t): t for t in W.ALL_TILES + K.TILES}
     fixed = dict(d.split("=") for d in args.define)
-    TILE = tiles[fixed.pop("TILE")] if "TILE" in fixed else None
+    TILE = parse_tile(fixed.pop("TILE")) if "TILE" in fixed else None
     for name in [n for n in fixed if hasattr(owner(n), n)]:  # host-side switches held fixed
         set_switch(owner(name), name, fixed.pop(name))
     for value in values.split(","):
@@ -121,7 +135,7 @@ def main():
         elif macro == "SPLITS":
             SPLITS = int(value) or None
         elif macro == "TILE":
-            TILE = tiles[value]
+            TILE = parse_tile(value)
             kernel_mod.DEFINES = fixed
         elif hasattr(mod, macro):  # a host-side switch of the module (TMA_X_BY_DEFAULT=0,1; RASTER_ROWS=0,12)
             set_switch(mod, macro, value)

@@ -173,6 +173,9 @@ def test_tile_choice():
     assert W.choose_tile(4096, 11008, 128, 132, m=128).bn == 256  # persistent: no wave cost
     assert W.choose_tile(8192, 4096, 128, 132, m=W.PERSISTENT_MIN_M // 2) in W.TILES
     assert W.choose_tile(16, 4096, 128, 132, m=128).splittable
+    # plain 2:4 at T <= 64: the staged tiles, as narrow as T where X comes by TMA
+    assert [W.choose_tile(t, 4096, 128, 132, m=4, tma_x=True).bn for t in (9, 16, 17, 32, 33, 64)] == [16, 16, 32, 32, 64, 64]
+    assert {W.choose_tile(t, 4096, 128, 132, m=4).bn for t in (9, 16, 32, 64)} == {64}
     for v in (16, 32, 64):  # m = 4 keeps every column: the row tile ignores V
         assert W.row_tile(v, 4) == 128 and W.choose_tile(4096, 4096, v, 132, m=4).bm == 128
 
@@ -709,13 +712,14 @@ def test_repeatable():
 
 def test_autotune_candidates(monkeypatch):
     """Autotune times the default, persistent and (X by TMA only) cluster tiles and the staged
-    2:4 one that fit V."""
+    2:4 ones that fit V."""
     seen = {}
     monkeypatch.setattr(W.autotune, "tile_and_splits", lambda kernel, *a: seen.setdefault(kernel, a[6]) and (None, None))
     values = torch.zeros(4, 8, 2, 128, 8)  # the fragment image's shape: 4 m64 blocks, 8 stages
     for direct, cols in ((True, None), (False, torch.zeros(1))):
         W._tuned(torch.zeros(8, 64), values, None, cols, None, 256, 2048, 64, 8, 8, 132, direct)
-    fits = {t for t in W.TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES + (W.STAGED_2_4,) if t.fits_frag_image(256)}
+    fits = {t for t in W.TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES + (W.STAGED_2_4,) + W.STAGED_2_4_NARROW
+            if t.fits_frag_image(256)}
     assert set(seen["wgmma_sp_tma"]) == fits and W.CLUSTER_TILES[0] in fits  # not the 4-CTA clusters at R = 256
     assert set(seen["wgmma_sp"]) == {t for t in W.TILES + W.PERSISTENT_TILES if t.bm == 64}  # V = 64
 

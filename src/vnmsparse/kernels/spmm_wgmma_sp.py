@@ -131,10 +131,11 @@ SMEM_A_TILES = (
 SMEM_A_TABLE = {(t.bm, t.bn): t for t in SMEM_A_TILES}
 # v22: the fragment image staged through the ring by bulk copy, read into registers by 16-byte
 # shared loads a stage ahead (NOTES "v22": within the noise on 2:4, 4% slower gathered). The
-# 64-token one runs plain 2:4 at T = 9-64 (STAGED_2_4); the others are for A/B runs; the 256 x 128
-# one with X by TMA only (its X^T variant spills).
+# 64-, 32- and 16-token ones run plain 2:4 at T = 9-64 (STAGED_2_4, STAGED_2_4_NARROW); the others
+# are for A/B runs; the 256 x 128 one with X by TMA only (its X^T variant spills).
 STAGED_TILES = (
-    WgTile(128, 64, 12, 1, True, True), WgTile(128, 32, 16, 1, True, True), WgTile(128, 16, 19, 1, True, True), WgTile(128, 128, 8, 1, True, True), WgTile(128, 256, 5, 1, True, True),
+    WgTile(128, 64, 12, 1, True, True), WgTile(128, 32, 16, 1, True, True), WgTile(128, 16, 19, 1, True, True),
+    WgTile(128, 128, 8, 1, True, True), WgTile(128, 256, 5, 1, True, True),
     WgTile(256, 128, 6, 2, True, True),
     WgTile(64, 64, 8, 1, True, True), WgTile(64, 128, 5, 1, True, True), WgTile(64, 256, 6, 1, True, True),
 )
@@ -169,6 +170,10 @@ def row_tile(v: int, m: int = 8) -> int | None:
 # DRAM 44%, consumers waiting on the A loads): LLaMA gate/up T = 16 / 32 / 64 30.1 / 26.6 / 23.3 ->
 # 25.0 / 21.6 / 21.8 us, down 21.3 -> 19.2, 4096^2 -3%; gathered shapes 7-10% slower (v59), so m = 4 only.
 STAGED_2_4 = STAGED_TILES[0]
+# v62: with X by TMA, a token tile as narrow as T frees shared memory for more stages of A (16 at
+# 32 tokens, 19 at 16): LLaMA gate/up T = 32 21.2 -> 18.9 us, T = 16 23.9 -> 19.5 (18.7 with the
+# 32-token tile), 4096^2 T = 16 11.2 -> 9.3, down T = 16 19.4 -> 16.4 (H200, ab_v63). Narrowest first.
+STAGED_2_4_NARROW = (STAGED_TILES[2], STAGED_TILES[1])
 
 
 # From this M on, prefill tiles run persistent (v24 on the H200: 2:128 -7%, 2:64 -2%; at M <= 32
@@ -181,8 +186,9 @@ PERSISTENT_MIN_M = 64
 WIDE_TILE_COST = 1.4
 
 
-def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8) -> WgTile:
-    """Decode (T <= 64) gets bn = 64 (plain 2:4 the staged tile, STAGED_2_4). Otherwise, with non-persistent 128-row tiles, the token tile
+def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x: bool = False) -> WgTile:
+    """Decode (T <= 64) gets bn = 64 (plain 2:4 a staged tile: STAGED_2_4, or with X by TMA the
+    narrowest of STAGED_2_4_NARROW that holds T). Otherwise, with non-persistent 128-row tiles, the token tile
     (128 or 256) whose waves of CTAs cost least (WIDE_TILE_COST: so one wave of 128 x 256 tiles beats two of
     128 x 128, v24c: BERT FFN2 at T = 4096 took 54.6 us with 256 tiles of 128 x 128, where 128
     tiles of 128 x 256 take ~38, h200_v27: 35.7); else the widest that gives every SM a CTA."""
@@ -195,7 +201,9 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8) -> WgT
         return dataclasses.replace(tile, persistent=True) if m >= PERSISTENT_MIN_M else tile
 
     if ntok <= 64:
-        return STAGED_2_4 if m == 4 else TILE_TABLE[(bm, 64)]
+        if m != 4:
+            return TILE_TABLE[(bm, 64)]
+        return next((t for t in STAGED_2_4_NARROW if tma_x and ntok <= t.bn), STAGED_2_4)
     # Waves do not apply to persistent tiles (each CTA loops; h200_v27: at 2:128 the cost pick of
     # 128 x 128 ran gate/up 10-15% slower than 128 x 256), so they keep the widest that fills the SMs.
     if bm == 128 and m < PERSISTENT_MIN_M:
@@ -434,7 +442,7 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
     if tile is None and splits is None and autotune.enabled() and a_regs:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct)
-    tile = tile or choose_tile(ntok, r, v, sms, m)
+    tile = tile or choose_tile(ntok, r, v, sms, m, direct)
     if not a_regs and tile.a_regs:
         tile = SMEM_A_TABLE[(tile.bm, tile.bn)]
     if a_regs != tile.a_regs:
@@ -493,7 +501,7 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     """(tile, splits) that autotune picks among the tiles fitting V: the default ones, persistent
     ones and, with X by TMA, the cluster ones (each won some shapes by a few percent on the H200)."""
     steps = values.shape[1] // KS
-    tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES + (STAGED_2_4,) if direct else ())
+    tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES + (STAGED_2_4,) + STAGED_2_4_NARROW if direct else ())
              if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)]
     return autotune.tile_and_splits(
         "wgmma_sp_tma" if direct else "wgmma_sp", x, r, k, ntok, v, m, tiles,
