@@ -61,6 +61,12 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #ifndef VNM_WG_SKIP_B
 #define VNM_WG_SKIP_B 0
 #endif
+// VNM_WG_IMAGE_STEP_MAJOR=1 (A/B runs, v66): the fragment image's blocks numbered step-major
+// (all 64-row blocks of a step adjacent) instead of row-block-major, so that CTAs streaming the
+// same step at once read one contiguous region rather than chunks a fixed stride apart.
+#ifndef VNM_WG_IMAGE_STEP_MAJOR
+#define VNM_WG_IMAGE_STEP_MAJOR 0
+#endif
 #ifndef VNM_WG_SKIP_MMA
 #define VNM_WG_SKIP_MMA 0
 #endif
@@ -228,15 +234,20 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
   const int nsteps = kend - kbeg;
+  auto image_blk = [&](size_t rb, int step) -> size_t {  // block (64-row block rb, step) of the fragment image
+    return VNM_WG_IMAGE_STEP_MAJOR ? static_cast<size_t>(step) * ((R + 255) / 256 * 4) + rb
+                                   : rb * total_steps + step;
+  };
 
   if (tid == 0) {
     if (AREG > 0 && first < ntiles) {  // the first tile's first steps into L2 while an earlier kernel may still run (PDL)
       const int ahead = min(nsteps, wg::PDL_PREFETCH_STEPS);
 #pragma unroll
       for (int b = 0; b < BM / 64; ++b) {
-        const size_t blk = static_cast<size_t>(row_of(first) / 64 + b) * total_steps + kbeg;
-        bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, ahead * 4096);
-        bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 128, ahead * 512);
+        const size_t blk = image_blk(static_cast<size_t>(row_of(first) / 64 + b), kbeg);
+        const int blocks = VNM_WG_IMAGE_STEP_MAJOR ? 1 : ahead;  // the steps that lie contiguous
+        bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, blocks * 4096);
+        bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 128, blocks * 512);
       }
     }
     for (int s = 0; s < STAGES; ++s) {
@@ -311,7 +322,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           if (AREG == 2) {  // the fragment image's blocks of this stage: 4 KB of A, 512 B of metadata each
 #pragma unroll
             for (int b = 0; b < BM / 64; ++b) {
-              const size_t blk = static_cast<size_t>(row0 / 64 + b) * total_steps + step;
+              const size_t blk = image_blk(static_cast<size_t>(row0 / 64 + b), step);
               bulk_copy(sA + s * P::A + b * 4096, reinterpret_cast<const u32*>(values) + blk * 1024, 4096, &full[s]);
               bulk_copy(sM + s * P::M + b * 512, reinterpret_cast<const u32*>(meta) + blk * 128, 512, &full[s]);
             }
@@ -319,7 +330,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           if (AREG == 1 && VNM_WG_AREG_PREFETCH > 0 && step + VNM_WG_AREG_PREFETCH < kend) {
 #pragma unroll
             for (int b = 0; b < BM / 64; ++b) {
-              const size_t blk = static_cast<size_t>(row0 / 64 + b) * total_steps + step + VNM_WG_AREG_PREFETCH;
+              const size_t blk = image_blk(static_cast<size_t>(row0 / 64 + b), step + VNM_WG_AREG_PREFETCH);
               bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, 4096);
               bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 128, 512);
             }
@@ -428,7 +439,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       const u32* mg = reinterpret_cast<const u32*>(meta);
 #pragma unroll
       for (int b = 0; b < MB; ++b) {
-        const size_t blk = (rb0 + b) * total_steps + step;
+        const size_t blk = image_blk(rb0 + b, step);
 #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
           const uint4 w = __ldg(reinterpret_cast<const uint4*>(ag + ((blk * 2 + ks) * 128 + wt) * 4));
