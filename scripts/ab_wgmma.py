@@ -71,7 +71,9 @@ def step_major(layout):
     values, meta, *rest = layout
     key = values.data_ptr()
     if key not in _STEP_MAJOR:
-        _STEP_MAJOR[key] = (values.transpose(0, 1).contiguous(), meta.transpose(0, 1).contiguous(), *rest)
+        # same shapes (the launch checks read them), blocks renumbered
+        _STEP_MAJOR[key] = (values.transpose(0, 1).contiguous().view(values.shape),
+                            meta.transpose(0, 1).contiguous().view(meta.shape), *rest)
     return _STEP_MAJOR[key]
 
 
