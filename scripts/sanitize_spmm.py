@@ -26,6 +26,8 @@ CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (300, 8200, 3, "2:4", torch.bfloat16, True, None),  # decode: each CTA's steps pass through the A ring
     (256, 16400, 2, "128:2:8", torch.float16, False, None),  # decode ring, 128-row tiles
     (1000, 4104, 40, "2:4", torch.bfloat16, True, None),  # staged 64-token tile (v59), K splits
+    (1000, 4104, 16, "2:4", torch.float16, True, None),  # staged 16-token tile (v62), K splits
+    (701, 2056, 29, "2:4", torch.bfloat16, False, None),  # staged 32-token tile, ragged R and T
 ]
 
 ap = argparse.ArgumentParser()
