@@ -7,6 +7,6 @@ export PYTHONPATH=$PYTHONPATH:$PWD/scripts
 gpu_tests 220 tests/test_spmm_wgmma_sp.py tests/test_nn.py tests/test_ops.py tests/test_spmm_mma_sp.py -k "not sass"
 sanitize 90
 echo "checks took ${SECONDS}s"
-if grep -qE "failed|error" "$OUT/gpu_tests.txt"; then echo "tests failed: no grid"; exit 1; fi
+if grep -qE "[0-9]+ (failed|errors?)\b" "$OUT/gpu_tests.txt" || ! grep -q " passed" "$OUT/gpu_tests.txt"; then echo "tests failed: no grid"; exit 1; fi
 quick_grid 270 h200_v68; rm -f "$OUT/bench.txt"
 echo "total ${SECONDS}s"
