@@ -649,7 +649,7 @@ def test_tile_must_fit_v():
     afrag, mfrag, cols = W.layout_of(vw)
     x = torch.randn(8, 256, device="cuda", dtype=torch.bfloat16)
     with pytest.raises(ValueError, match="past the fragment image"):  # a truncated image is refused
-        W.spmm_sm90a(x, afrag[:, :2], mfrag[:, :2], cols, None, 130, 256, 128, 4, tile=W.TILE_TABLE[(128, 64)])
+        W.spmm_sm90a(x, afrag[:2], mfrag[:2], cols, None, 130, 256, 128, 4, tile=W.TILE_TABLE[(128, 64)])
 
 
 @pytest.mark.gpu
