@@ -201,10 +201,10 @@ def test_layout_round_trip(v, m, r, k, dtype):
     values, meta, cols = W.build_layout(vw)
     if W.row_tile(v, m) is None:  # the mma.sp fallback's sm80 layout, shared with that kernel
         assert all(a is b for a, b in zip(W.layout_of(vw), spmm_mma_sp.layout_of(vw)) if a is not None)
-    else:  # the fragment image, step-major: whole stages, whole 256-row tiles
+    else:  # the fragment image: whole 256-row tiles, whole stages
         steps = -(-cfg.groups(k) // W.KS)
-        assert values.shape == (steps, -(-r // 256) * 4, 2, 128, 8) and values.dtype == dtype
-        assert meta.shape == (steps, -(-r // 256) * 4, 64, 2)  # the words selector 0 reads (v52)
+        assert values.shape == (-(-r // 256) * 4, steps, 2, 128, 8) and values.dtype == dtype
+        assert meta.shape == (-(-r // 256) * 4, steps, 64, 2)  # the words selector 0 reads (v52)
         assert W.layout_of(vw)[0] is W.layout_of(vw)[0]  # cached on the weight
     back = W.canonical_from_layout(values, meta, cols, vw.shape, cfg)
     assert torch.equal(back[0], vw.values) and torch.equal(back[1], vw.positions)
@@ -235,9 +235,9 @@ def test_fragment_image_is_what_each_thread_loads():
         for ks in range(2):
             g0 = step * W.KS
             sl = values[:, g0:g0 + W.KS]
-            assert torch.equal(afrag[step, 0, ks].contiguous().view(torch.int32), L.a_fragments(sl, ks))
+            assert torch.equal(afrag[0, step, ks].contiguous().view(torch.int32), L.a_fragments(sl, ks))
             words = L.metadata_words(meta[:, g0 // 2:(g0 + W.KS) // 2], ks, 0, "same")
-            assert torch.equal(mfrag[step, 0, wc, ks], words)
+            assert torch.equal(mfrag[0, step, wc, ks], words)
 
 
 @pytest.mark.parametrize("v,m,r,k", [(64, 8, 130, 520), (128, 16, 300, 1000), (64, 32, 64, 4096), (16, 4, 40, 88)])
@@ -715,7 +715,7 @@ def test_autotune_candidates(monkeypatch):
     2:4 ones that fit V."""
     seen = {}
     monkeypatch.setattr(W.autotune, "tile_and_splits", lambda kernel, *a: seen.setdefault(kernel, a[6]) and (None, None))
-    values = torch.zeros(8, 4, 2, 128, 8)  # the fragment image's shape: 8 stages, 4 m64 blocks
+    values = torch.zeros(4, 8, 2, 128, 8)  # the fragment image's shape: 4 m64 blocks, 8 stages
     for direct, cols in ((True, None), (False, torch.zeros(1))):
         W._tuned(torch.zeros(8, 64), values, None, cols, None, 256, 2048, 64, 8, 8, 132, direct)
     fits = {t for t in W.TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES + (W.STAGED_2_4,) + W.STAGED_2_4_NARROW

@@ -480,7 +480,7 @@ def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int,
 
 def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool = False) -> None:
     """One decode-kernel launch by ``plan`` (decode_plan's) into y; ``image``: the operands are the
-    wgmma.sp fragment image (values [steps, RB64, 2, 128, 8], meta [steps, RB64, 64, 2]), whose
+    wgmma.sp fragment image (values [RB64, steps, 2, 128, 8], meta [RB64, steps, 64, 2]), whose
     per-warp registers are mma.sp's, so one weight image serves both kernels."""
     bm, bn, splits, per = plan
     xr = x2 if x2.stride(1) == 1 else x2.contiguous()
@@ -488,7 +488,7 @@ def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool =
     kernel = _kernel(decode_name(x2.dtype, bm, bn, cols is not None, image), _DECODE_PARAMS)
     kernel.launch(
         (-(-r // bm), 1, splits), ((bm // wm) * (bn // wn) * 32, 1, 1),
-        (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[0 if image else 1] * KS, m, v, per,
+        (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
          per * KS * m, decode_ring(per)),
         shared_mem=decode_smem_bytes(bm, bn, per, m, splits), cluster=(1, 1, splits) if splits > 1 else None, pdl=True,
     )

@@ -255,13 +255,12 @@ def _frag_index(device):
 
 
 def build_frag_layout(values: torch.Tensor, meta: torch.Tensor) -> tuple:
-    """(afrag [steps, RB64, 2, 128, 8] in the values' dtype, mfrag int32 [steps, RB64, 64, 2])
-    from the sm80 layout: the wgmma.sp A registers (4 x 32 bits) of every (stage, 64-row block,
+    """(afrag [RB64, steps, 2, 128, 8] in the values' dtype, mfrag int32 [RB64, steps, 64, 2])
+    from the sm80 layout: the wgmma.sp A registers (4 x 32 bits) of every (64-row block, stage,
     k32 step, thread) and the metadata words of the 64 threads that selector 0 reads, in the order
     the consumers load them (wgmma_sp_layout's a_fragments / metadata_words_from_bytes, for all
     blocks at once; v52: 8 bytes per row and stage, as the codes themselves). Rows past R: zero
-    values, valid codes. RB64 is padded to whole FRAG_ROWS tiles. Step-major (v67, the kernels'
-    frag_block): CTAs at the same stage read one contiguous run."""
+    values, valid codes. RB64 is padded to whole FRAG_ROWS tiles."""
     r, gp = values.shape[0], values.shape[1]
     rows = frag_rows(r)
     steps = gp // KS
@@ -271,7 +270,7 @@ def build_frag_layout(values: torch.Tensor, meta: torch.Tensor) -> tuple:
     codes[:r] = meta
     arow, agrp, row, h = _frag_index(values.device)
     blocks = words.view(rows // 64, 64, steps * 2, 8).permute(0, 2, 1, 3)     # [RB, k32 steps, 64, 8]
-    afrag = blocks[:, :, arow, agrp].reshape(rows // 64, steps, 2, 128, 4).transpose(0, 1).contiguous().view(values.dtype)
+    afrag = blocks[:, :, arow, agrp].reshape(rows // 64, steps, 2, 128, 4).contiguous().view(values.dtype)
     cb = codes.view(rows // 64, 64, steps * 2, 4)
     lo = cb[:, row]                                                            # [RB, 64, k32, 4]
     hi = cb[:, row + 8]
@@ -279,19 +278,19 @@ def build_frag_layout(values: torch.Tensor, meta: torch.Tensor) -> tuple:
     idx = pick[None, :, None, :].expand(rows // 64, 64, steps * 2, 2)
     word = torch.cat([lo.gather(3, idx), hi.gather(3, idx)], 3)                # [RB, 64, k32, 4] bytes
     mfrag = word.contiguous().view(torch.int32)[..., 0]                        # [RB, 64, k32]
-    mfrag = mfrag.view(rows // 64, 64, steps, 2).permute(2, 0, 1, 3).contiguous()
+    mfrag = mfrag.view(rows // 64, 64, steps, 2).permute(0, 2, 1, 3).contiguous()
     return afrag, mfrag
 
 
 def sm80_from_frag_layout(afrag: torch.Tensor, mfrag: torch.Tensor, r: int) -> tuple:
     """Inverse of :func:`build_frag_layout`: (values [R, Gp, 2], meta uint8 [R, Gp/2])."""
-    steps, rb = afrag.shape[0], afrag.shape[1]
+    rb, steps = afrag.shape[0], afrag.shape[1]
     gp = steps * KS
     arow, agrp, row, h = _frag_index(afrag.device)
     blocks = torch.empty(rb, steps * 2, 64, 8, dtype=torch.int32, device=afrag.device)
-    blocks[:, :, arow, agrp] = afrag.transpose(0, 1).contiguous().view(torch.int32).view(rb, steps * 2, 128, 4)
+    blocks[:, :, arow, agrp] = afrag.contiguous().view(torch.int32).view(rb, steps * 2, 128, 4)
     values = blocks.permute(0, 2, 1, 3).reshape(rb * 64, gp)[:r].contiguous().view(afrag.dtype).view(r, gp, 2)
-    word = mfrag.permute(1, 2, 0, 3).reshape(rb, 64, steps * 2).contiguous().view(torch.uint8).view(rb, 64, steps * 2, 4)
+    word = mfrag.permute(0, 2, 1, 3).reshape(rb, 64, steps * 2).contiguous().view(torch.uint8).view(rb, 64, steps * 2, 4)
     word = word.permute(0, 2, 1, 3)  # [RB, k32, 64 words, 4 bytes]
     cb = torch.empty(rb, steps * 2, 64, 4, dtype=torch.uint8, device=afrag.device)
     for j in range(2):  # bytes 2h + j of rows `row` (lo) and `row` + 8 (hi)
@@ -452,9 +451,9 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
         raise ValueError(f"tile {tile} does not fit V = {v} (bm must divide V)")
     if tile.x_by_tma_only and not direct:
         raise ValueError(f"tile {tile} reads X by TMA: plain 2:4 with X by TMA only (m = {m}, tma_x = {direct})")
-    if a_regs and tile.row_tiles(r) * tile.bm > values.shape[1] * 64:  # the consumers read whole m64 blocks
-        raise ValueError(f"tile {tile} reads past the fragment image ({values.shape[1] * 64} rows for R = {r})")
-    gp = values.shape[0] * KS if a_regs else values.shape[1]
+    if a_regs and tile.row_tiles(r) * tile.bm > values.shape[0] * 64:  # the consumers read whole m64 blocks
+        raise ValueError(f"tile {tile} reads past the fragment image ({values.shape[0] * 64} rows for R = {r})")
+    gp = values.shape[1] * (KS if a_regs else 1)
     steps = gp // KS
     if splits is None:
         splits = choose_splits(tile, ntok, r, steps, sms)
@@ -501,7 +500,7 @@ def _token_chunks(x, x2, y, values, meta, cols, bias, r, k, v, m, tile, splits):
 def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     """(tile, splits) that autotune picks among the tiles fitting V: the default ones, persistent
     ones and, with X by TMA, the cluster ones (each won some shapes by a few percent on the H200)."""
-    steps = values.shape[0]  # the fragment image's (autotune runs on it only)
+    steps = values.shape[1] // KS
     tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES + (STAGED_2_4,) + STAGED_2_4_NARROW if direct else ())
              if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)]
     return autotune.tile_and_splits(

@@ -21,17 +21,6 @@ template <> struct Elem<__nv_bfloat16> {
   static __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 };
 
-// The fragment image (spmm_wgmma_sp.build_frag_layout), read by the wgmma.sp kernel and the
-// decode kernel: per (k64 step, 64-row block) 4 KB of A registers and 512 B of metadata words,
-// numbered step-major, so that CTAs at the same step read one contiguous run (v66-v67 on the
-// H200: 1-14% faster than row-block-major, whose fixed stride between CTAs camped on DRAM).
-// Rows are padded to whole FRAG_ROWS (Python's FRAG_ROWS).
-constexpr int FRAG_ROWS = 256;
-__device__ __forceinline__ int frag_blocks(int R) { return (R + FRAG_ROWS - 1) / FRAG_ROWS * (FRAG_ROWS / 64); }
-__device__ __forceinline__ size_t frag_block(int R, int rb, int step) {  // (< 2^31 blocks: 8 TB of A)
-  return static_cast<size_t>(static_cast<u32>(step * frag_blocks(R) + rb));
-}
-
 __device__ __forceinline__ u32 smem_addr(const void* p) {
   return static_cast<u32>(__cvta_generic_to_shared(p));
 }

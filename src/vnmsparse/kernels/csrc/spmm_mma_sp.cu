@@ -527,14 +527,14 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const int c0 = kbeg * KS * m;  // first X column of the slice
   const int slots = min(nsteps, ring);
   const size_t first = static_cast<size_t>(blockIdx.x) * total_steps + kbeg;  // (tile, step) index
-  // A of step `step` into slot `slot_`, by bulk copy counted on `bar` (IMAGE: the tile's 64-row
-  // blocks of a step lie together, and its codes come with them, into step's place in sM)
-  constexpr int STEP_BYTES = Plan::A + (IMAGE ? Plan::M : 0);
-  auto copy_step = [&](int slot_, int step, u64* bar) {
+  // IMAGE: (64-row block, step) index of the CTA's first block and step; blocks total_steps apart
+  const size_t first64 = static_cast<size_t>(blockIdx.x) * (BM / 64) * total_steps + kbeg;
+  // A of step `step` into slot `slot_`, by bulk copy counted on `bar`
+  auto copy_a = [&](int slot_, int step, u64* bar) {
     if constexpr (IMAGE) {
-      const size_t blk = frag_block(R, blockIdx.x * (BM / 64), kbeg + step);
-      bulk_copy(smem + slot_ * Plan::A, values_t + blk * 2048, Plan::A, bar);
-      bulk_copy(sM + step * Plan::M, meta_t + blk * 512, Plan::M, bar);
+#pragma unroll
+      for (int b = 0; b < BM / 64; ++b)
+        bulk_copy(smem + slot_ * Plan::A + b * 4096, values_t + (first64 + b * total_steps + step) * 2048, 4096, bar);
     } else {
       bulk_copy(smem + slot_ * Plan::A, values_t + (first + step) * (Plan::A / 2), Plan::A, bar);
     }
@@ -550,14 +550,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   VNM_DEC_MARK(0);
 
   if (tid == 0) {
-    // The CTA's share of the weight into L2 while an earlier kernel may still run (PDL); IMAGE:
-    // this K range's steps of all row blocks (one run of the step-major image), shared out over the row tiles
+    // The CTA's whole share of the weight into L2 while an earlier kernel may still run (PDL)
     if constexpr (IMAGE) {
-      const int run = nsteps * frag_blocks(R), part = (run + gridDim.x - 1) / gridDim.x;
-      const int b0 = min(run, static_cast<int>(blockIdx.x) * part), nb = min(run - b0, part);
-      if (nb > 0) {
-        bulk_prefetch_l2(values_t + (frag_block(R, 0, kbeg) + b0) * 2048, nb * 4096);
-        bulk_prefetch_l2(meta_t + (frag_block(R, 0, kbeg) + b0) * 512, nb * 512);
+#pragma unroll
+      for (int b = 0; b < BM / 64; ++b) {
+        bulk_prefetch_l2(values_t + (first64 + b * total_steps) * 2048, nsteps * 4096);
+        bulk_prefetch_l2(meta_t + (first64 + b * total_steps) * 512, nsteps * 512);
       }
     } else {
       bulk_prefetch_l2(values_t + first * (Plan::A / 2), nsteps * Plan::A);
@@ -597,11 +595,17 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // The X slice's loads go out before the A copies (v47: the first mma waits for the slice;
   // A is on its way into L2 since the prefetch above).
   if (tid == 0) {
-    mbar_arrive_expect_tx(&bars[0], STEP_BYTES + (IMAGE ? 0 : nsteps * Plan::M));
-    if constexpr (!IMAGE) bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
+    mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
+    if constexpr (IMAGE) {  // block b's words of all steps at sM + b * per * 512
+#pragma unroll
+      for (int b = 0; b < BM / 64; ++b)
+        bulk_copy(sM + b * per * 512, meta_t + (first64 + b * total_steps) * 512, nsteps * 512, &bars[0]);
+    } else {
+      bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
+    }
     for (int s = 0; s < slots; ++s) {
-      if (s > 0) mbar_arrive_expect_tx(&bars[s], STEP_BYTES);
-      copy_step(s, s, &bars[s]);
+      if (s > 0) mbar_arrive_expect_tx(&bars[s], Plan::A);
+      copy_a(s, s, &bars[s]);
     }
   }
   cp_async_wait<0>();
@@ -632,18 +636,18 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     if (s == 0) VNM_DEC_MARK(3);
     if (VNM_DEC_PROBE != 2)
       mma_stage_frags<T, WM, WN, IMAGE>(acc, reinterpret_cast<const T*>(smem + slot * Plan::A),
-                                        sM + s * Plan::M, wm, lane,
+                                        sM + s * (IMAGE ? 512 : Plan::M), wm, lane,
                                  [&](int ks, int ni, u32 (&bf)[4]) {
 #pragma unroll
                                    for (int j = 0; j < 4; ++j)
                                      bf[j] = static_cast<u32>(xrow[ni][col[ks][j][0]]) |
                                              (static_cast<u32>(xrow[ni][col[ks][j][1]]) << 16);
-                                 }, 512);
+                                 }, per * 512);
     if (s + slots < nsteps) {  // the same for every thread: the barrier is uniform
       __syncthreads();         // every warp holds this slot's fragments: refill it with step s + slots
       if (tid == 0) {
-        mbar_arrive_expect_tx(&bars[slot], STEP_BYTES);
-        copy_step(slot, s + slots, &bars[slot]);
+        mbar_arrive_expect_tx(&bars[slot], Plan::A);
+        copy_a(slot, s + slots, &bars[slot]);
       }
     }
     if (++slot == slots) slot = 0, phase ^= 1;

@@ -61,6 +61,13 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #ifndef VNM_WG_SKIP_B
 #define VNM_WG_SKIP_B 0
 #endif
+// VNM_WG_IMAGE_STEP_MAJOR=1 (A/B runs, v66): the fragment image's blocks numbered step-major
+// (all 64-row blocks of a step adjacent) instead of row-block-major, so that CTAs streaming the
+// same step at once read one contiguous region rather than chunks a fixed stride apart; 2: the
+// values only (the codes stay row-block-major).
+#ifndef VNM_WG_IMAGE_STEP_MAJOR
+#define VNM_WG_IMAGE_STEP_MAJOR 0
+#endif
 #ifndef VNM_WG_SKIP_MMA
 #define VNM_WG_SKIP_MMA 0
 #endif
@@ -228,16 +235,23 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
   const int nsteps = kend - kbeg;
+  auto image_blk = [&](size_t rb, int step, bool codes = false) -> size_t {  // block (64-row block rb, step) of the image
+    return VNM_WG_IMAGE_STEP_MAJOR == 1 || (VNM_WG_IMAGE_STEP_MAJOR == 2 && !codes)
+               ? static_cast<size_t>(step) * ((R + 255) / 256 * 4) + rb
+               : rb * total_steps + step;
+  };
 
   if (tid == 0) {
-    // The first steps of this K range into L2 while an earlier kernel may still run (PDL): all row
-    // blocks' (one run of the step-major image), shared out over the CTAs of token tile 0
-    if (AREG > 0 && blockIdx.y == 0) {
-      const int run = min(nsteps, wg::PDL_PREFETCH_STEPS) * frag_blocks(R), part = (run + gridDim.x - 1) / gridDim.x;
-      const int b0 = min(run, static_cast<int>(blockIdx.x) * part), nb = min(run - b0, part);
-      if (nb > 0) {
-        bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + (frag_block(R, 0, kbeg) + b0) * 1024, nb * 4096);
-        bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + (frag_block(R, 0, kbeg) + b0) * 128, nb * 512);
+    if (AREG > 0 && first < ntiles) {  // the first tile's first steps into L2 while an earlier kernel may still run (PDL)
+      const int ahead = min(nsteps, wg::PDL_PREFETCH_STEPS);
+#pragma unroll
+      for (int b = 0; b < BM / 64; ++b) {
+        const size_t rb = static_cast<size_t>(row_of(first) / 64 + b);
+        // the steps that lie contiguous: all of them row-block-major, one step-major
+        bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + image_blk(rb, kbeg) * 1024,
+                         (VNM_WG_IMAGE_STEP_MAJOR ? 1 : ahead) * 4096);
+        bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + image_blk(rb, kbeg, true) * 128,
+                         (VNM_WG_IMAGE_STEP_MAJOR == 1 ? 1 : ahead) * 512);
       }
     }
     for (int s = 0; s < STAGES; ++s) {
@@ -312,17 +326,17 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           if (AREG == 2) {  // the fragment image's blocks of this stage: 4 KB of A, 512 B of metadata each
 #pragma unroll
             for (int b = 0; b < BM / 64; ++b) {
-              const size_t blk = frag_block(R, row0 / 64 + b, step);
-              bulk_copy(sA + s * P::A + b * 4096, reinterpret_cast<const u32*>(values) + blk * 1024, 4096, &full[s]);
-              bulk_copy(sM + s * P::M + b * 512, reinterpret_cast<const u32*>(meta) + blk * 128, 512, &full[s]);
+              const size_t rb = static_cast<size_t>(row0 / 64 + b);
+              bulk_copy(sA + s * P::A + b * 4096, reinterpret_cast<const u32*>(values) + image_blk(rb, step) * 1024, 4096, &full[s]);
+              bulk_copy(sM + s * P::M + b * 512, reinterpret_cast<const u32*>(meta) + image_blk(rb, step, true) * 128, 512, &full[s]);
             }
           }
           if (AREG == 1 && VNM_WG_AREG_PREFETCH > 0 && step + VNM_WG_AREG_PREFETCH < kend) {
 #pragma unroll
             for (int b = 0; b < BM / 64; ++b) {
-              const size_t blk = frag_block(R, row0 / 64 + b, step + VNM_WG_AREG_PREFETCH);
-              bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, 4096);
-              bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 128, 512);
+              const size_t rb = static_cast<size_t>(row0 / 64 + b);
+              bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + image_blk(rb, step + VNM_WG_AREG_PREFETCH) * 1024, 4096);
+              bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + image_blk(rb, step + VNM_WG_AREG_PREFETCH, true) * 128, 512);
             }
           }
         }
@@ -424,23 +438,22 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
 #endif
     static_assert(AREG != 1 || (NS >= 2 && NS <= 10), "2..10 register sets");
     u32 ar[NS][MB][2][4], er[NS][MB][2];
-    auto load = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2], int rb0, int step) {
-      // the MB blocks of a step lie together (step-major image)
-      const size_t blk = frag_block(R, rb0, step);
-      const u32* ag = reinterpret_cast<const u32*>(values) + blk * 1024 + wt * 4;
-      const u32* mg = reinterpret_cast<const u32*>(meta) + blk * 128 + wc * 2;
+    auto load = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2], size_t rb0, int step) {
+      const u32* ag = reinterpret_cast<const u32*>(values);
+      const u32* mg = reinterpret_cast<const u32*>(meta);
 #pragma unroll
       for (int b = 0; b < MB; ++b) {
+        const size_t blk = image_blk(rb0 + b, step), mblk = image_blk(rb0 + b, step, true);
 #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
-          const uint4 w = __ldg(reinterpret_cast<const uint4*>(ag + b * 1024 + ks * 512));
+          const uint4 w = __ldg(reinterpret_cast<const uint4*>(ag + ((blk * 2 + ks) * 128 + wt) * 4));
           a[b][ks][0] = w.x; a[b][ks][1] = w.y; a[b][ks][2] = w.z; a[b][ks][3] = w.w;
         }
-        const uint2 m2 = __ldg(reinterpret_cast<const uint2*>(mg + b * 128));
+        const uint2 m2 = __ldg(reinterpret_cast<const uint2*>(mg + (mblk * 64 + wc) * 2));
         e[b][0] = m2.x; e[b][1] = m2.y;
       }
     };
-    auto block_of = [&](int tile) { return row_of(tile) / 64 + MB * cw; };
+    auto block_of = [&](int tile) { return static_cast<size_t>(row_of(tile) / 64 + MB * cw); };
     auto preload = [&](int tile) {
       if constexpr (AREG == 1) {
 #pragma unroll
@@ -494,7 +507,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         keep(sr[0], se[0]);
         keep(sr[1], se[1]);
       } else if constexpr (AREG == 1) {
-        const int rb0 = block_of(tile);
+        const size_t rb0 = block_of(tile);
         for_unrolled<NS>(nsteps, [&](int it, int q) {
           acquire_stage(g + it);
           issue(ar[q], er[q], (g + it) % STAGES);
