@@ -500,7 +500,7 @@ def _token_chunks(x, x2, y, values, meta, cols, bias, r, k, v, m, tile, splits):
 def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     """(tile, splits) that autotune picks among the tiles fitting V: the default ones, persistent
     ones and, with X by TMA, the cluster ones (each won some shapes by a few percent on the H200)."""
-    steps = values.shape[1] // KS
+    steps = values.shape[1]  # the fragment image's (autotune runs on it only)
     tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES + (STAGED_2_4,) + STAGED_2_4_NARROW if direct else ())
              if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)]
     return autotune.tile_and_splits(

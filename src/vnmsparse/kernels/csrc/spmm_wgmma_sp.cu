@@ -61,13 +61,6 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #ifndef VNM_WG_SKIP_B
 #define VNM_WG_SKIP_B 0
 #endif
-// VNM_WG_IMAGE_STEP_MAJOR=1 (A/B runs, v66): the fragment image's blocks numbered step-major
-// (all 64-row blocks of a step adjacent) instead of row-block-major, so that CTAs streaming the
-// same step at once read one contiguous region rather than chunks a fixed stride apart; 2: the
-// values only (the codes stay row-block-major).
-#ifndef VNM_WG_IMAGE_STEP_MAJOR
-#define VNM_WG_IMAGE_STEP_MAJOR 0
-#endif
 #ifndef VNM_WG_SKIP_MMA
 #define VNM_WG_SKIP_MMA 0
 #endif
@@ -235,23 +228,15 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
   const int nsteps = kend - kbeg;
-  auto image_blk = [&](size_t rb, int step, bool codes = false) -> size_t {  // block (64-row block rb, step) of the image
-    return VNM_WG_IMAGE_STEP_MAJOR == 1 || (VNM_WG_IMAGE_STEP_MAJOR == 2 && !codes)
-               ? static_cast<size_t>(step) * ((R + 255) / 256 * 4) + rb
-               : rb * total_steps + step;
-  };
 
   if (tid == 0) {
     if (AREG > 0 && first < ntiles) {  // the first tile's first steps into L2 while an earlier kernel may still run (PDL)
       const int ahead = min(nsteps, wg::PDL_PREFETCH_STEPS);
 #pragma unroll
       for (int b = 0; b < BM / 64; ++b) {
-        const size_t rb = static_cast<size_t>(row_of(first) / 64 + b);
-        // the steps that lie contiguous: all of them row-block-major, one step-major
-        bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + image_blk(rb, kbeg) * 1024,
-                         (VNM_WG_IMAGE_STEP_MAJOR ? 1 : ahead) * 4096);
-        bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + image_blk(rb, kbeg, true) * 128,
-                         (VNM_WG_IMAGE_STEP_MAJOR == 1 ? 1 : ahead) * 512);
+        const size_t blk = static_cast<size_t>(row_of(first) / 64 + b) * total_steps + kbeg;
+        bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, ahead * 4096);
+        bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 128, ahead * 512);
       }
     }
     for (int s = 0; s < STAGES; ++s) {
@@ -326,17 +311,17 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           if (AREG == 2) {  // the fragment image's blocks of this stage: 4 KB of A, 512 B of metadata each
 #pragma unroll
             for (int b = 0; b < BM / 64; ++b) {
-              const size_t rb = static_cast<size_t>(row0 / 64 + b);
-              bulk_copy(sA + s * P::A + b * 4096, reinterpret_cast<const u32*>(values) + image_blk(rb, step) * 1024, 4096, &full[s]);
-              bulk_copy(sM + s * P::M + b * 512, reinterpret_cast<const u32*>(meta) + image_blk(rb, step, true) * 128, 512, &full[s]);
+              const size_t blk = static_cast<size_t>(row0 / 64 + b) * total_steps + step;
+              bulk_copy(sA + s * P::A + b * 4096, reinterpret_cast<const u32*>(values) + blk * 1024, 4096, &full[s]);
+              bulk_copy(sM + s * P::M + b * 512, reinterpret_cast<const u32*>(meta) + blk * 128, 512, &full[s]);
             }
           }
           if (AREG == 1 && VNM_WG_AREG_PREFETCH > 0 && step + VNM_WG_AREG_PREFETCH < kend) {
 #pragma unroll
             for (int b = 0; b < BM / 64; ++b) {
-              const size_t rb = static_cast<size_t>(row0 / 64 + b);
-              bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + image_blk(rb, step + VNM_WG_AREG_PREFETCH) * 1024, 4096);
-              bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + image_blk(rb, step + VNM_WG_AREG_PREFETCH, true) * 128, 512);
+              const size_t blk = static_cast<size_t>(row0 / 64 + b) * total_steps + step + VNM_WG_AREG_PREFETCH;
+              bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, 4096);
+              bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 128, 512);
             }
           }
         }
@@ -443,13 +428,13 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       const u32* mg = reinterpret_cast<const u32*>(meta);
 #pragma unroll
       for (int b = 0; b < MB; ++b) {
-        const size_t blk = image_blk(rb0 + b, step), mblk = image_blk(rb0 + b, step, true);
+        const size_t blk = (rb0 + b) * total_steps + step;
 #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
           const uint4 w = __ldg(reinterpret_cast<const uint4*>(ag + ((blk * 2 + ks) * 128 + wt) * 4));
           a[b][ks][0] = w.x; a[b][ks][1] = w.y; a[b][ks][2] = w.z; a[b][ks][3] = w.w;
         }
-        const uint2 m2 = __ldg(reinterpret_cast<const uint2*>(mg + (mblk * 64 + wc) * 2));
+        const uint2 m2 = __ldg(reinterpret_cast<const uint2*>(mg + (blk * 64 + wc) * 2));
         e[b][0] = m2.x; e[b][1] = m2.y;
       }
     };
