@@ -467,12 +467,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 #ifndef VNM_DEC_PROBE
 #define VNM_DEC_PROBE 0
 #endif
-// VNM_DEC_STEP_CODES=1 (A/B, v71): on the fragment image each step's codes come with its A (counted
-// on the step's barrier) instead of all steps' codes with the first step (v69: a step-major image
-// doing so ran decode T = 1 3-9% faster).
-#ifndef VNM_DEC_STEP_CODES
-#define VNM_DEC_STEP_CODES 0
-#endif
 #if VNM_DEC_PROBE == 9
 #define VNM_DEC_MARK(i) (tr[i] = clock64())
 #else
@@ -536,15 +530,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // IMAGE: (64-row block, step) index of the CTA's first block and step; blocks total_steps apart
   const size_t first64 = static_cast<size_t>(blockIdx.x) * (BM / 64) * total_steps + kbeg;
   // A of step `step` into slot `slot_`, by bulk copy counted on `bar`
-  constexpr bool STEP_CODES = IMAGE && VNM_DEC_STEP_CODES;
-  constexpr int STEP_BYTES = Plan::A + (STEP_CODES ? Plan::M : 0);
   auto copy_a = [&](int slot_, int step, u64* bar) {
     if constexpr (IMAGE) {
 #pragma unroll
-      for (int b = 0; b < BM / 64; ++b) {
+      for (int b = 0; b < BM / 64; ++b)
         bulk_copy(smem + slot_ * Plan::A + b * 4096, values_t + (first64 + b * total_steps + step) * 2048, 4096, bar);
-        if (STEP_CODES) bulk_copy(sM + b * per * 512 + step * 512, meta_t + (first64 + b * total_steps + step) * 512, 512, bar);
-      }
     } else {
       bulk_copy(smem + slot_ * Plan::A, values_t + (first + step) * (Plan::A / 2), Plan::A, bar);
     }
@@ -605,9 +595,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // The X slice's loads go out before the A copies (v47: the first mma waits for the slice;
   // A is on its way into L2 since the prefetch above).
   if (tid == 0) {
-    mbar_arrive_expect_tx(&bars[0], STEP_BYTES + (STEP_CODES ? 0 : nsteps * Plan::M));
-    if constexpr (STEP_CODES) {
-    } else if constexpr (IMAGE) {  // block b's words of all steps at sM + b * per * 512
+    mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
+    if constexpr (IMAGE) {  // block b's words of all steps at sM + b * per * 512
 #pragma unroll
       for (int b = 0; b < BM / 64; ++b)
         bulk_copy(sM + b * per * 512, meta_t + (first64 + b * total_steps) * 512, nsteps * 512, &bars[0]);
@@ -615,7 +604,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
     }
     for (int s = 0; s < slots; ++s) {
-      if (s > 0) mbar_arrive_expect_tx(&bars[s], STEP_BYTES);
+      if (s > 0) mbar_arrive_expect_tx(&bars[s], Plan::A);
       copy_a(s, s, &bars[s]);
     }
   }
@@ -657,7 +646,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     if (s + slots < nsteps) {  // the same for every thread: the barrier is uniform
       __syncthreads();         // every warp holds this slot's fragments: refill it with step s + slots
       if (tid == 0) {
-        mbar_arrive_expect_tx(&bars[slot], STEP_BYTES);
+        mbar_arrive_expect_tx(&bars[slot], Plan::A);
         copy_a(slot, s + slots, &bars[slot]);
       }
     }
