@@ -28,6 +28,7 @@ CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (1000, 4104, 40, "2:4", torch.bfloat16, True, None),  # staged 64-token tile (v59), K splits
     (1000, 4104, 16, "2:4", torch.float16, True, None),  # staged 16-token tile (v62), K splits
     (701, 2056, 29, "2:4", torch.bfloat16, False, None),  # staged 32-token tile, ragged R and T
+    (11000, 1032, 24, "2:4", torch.bfloat16, True, None),  # 86 row tiles: the 64-row staged tile (v72)
 ]
 
 ap = argparse.ArgumentParser()

@@ -176,6 +176,9 @@ def test_tile_choice():
     # plain 2:4 at T <= 64: the staged tiles, as narrow as T where X comes by TMA
     assert [W.choose_tile(t, 4096, 128, 132, m=4, tma_x=True).bn for t in (9, 16, 17, 32, 33, 64)] == [16, 16, 32, 32, 64, 64]
     assert {W.choose_tile(t, 4096, 128, 132, m=4).bn for t in (9, 16, 32, 64)} == {64}
+    # ... in 64 rows where 128-row tiles number between half the SMs and all of them (LLaMA gate/up)
+    assert [W.choose_tile(t, 11008, 128, 132, m=4, tma_x=True) for t in (16, 32, 64)] == [W.STAGED_2_4_HALF[n] for n in (16, 32, 64)]
+    assert W.choose_tile(64, 11008, 128, 132, m=4) == W.STAGED_2_4 and W.choose_tile(64, 4096, 128, 132, m=4, tma_x=True) == W.STAGED_2_4
     for v in (16, 32, 64):  # m = 4 keeps every column: the row tile ignores V
         assert W.row_tile(v, 4) == 128 and W.choose_tile(4096, 4096, v, 132, m=4).bm == 128
 
@@ -720,7 +723,7 @@ def test_autotune_candidates(monkeypatch):
     for direct, cols in ((True, None), (False, torch.zeros(1))):
         W._tuned(torch.zeros(8, 64), values, None, cols, None, 256, 2048, 64, 8, 8, 132, direct)
     fits = {t for t in W.TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES + (W.STAGED_2_4,) + W.STAGED_2_4_NARROW
-            if t.fits_frag_image(256)}
+            + tuple(W.STAGED_2_4_HALF.values()) if t.fits_frag_image(256)}
     assert set(seen["wgmma_sp_tma"]) == fits and W.CLUSTER_TILES[0] in fits  # not the 4-CTA clusters at R = 256
     assert set(seen["wgmma_sp"]) == {t for t in W.TILES + W.PERSISTENT_TILES if t.bm == 64}  # V = 64
     # split candidates count the image's stages (not stages / KS)

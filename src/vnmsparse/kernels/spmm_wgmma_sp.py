@@ -137,7 +137,8 @@ STAGED_TILES = (
     WgTile(128, 64, 12, 1, True, True), WgTile(128, 32, 16, 1, True, True), WgTile(128, 16, 19, 1, True, True),
     WgTile(128, 128, 8, 1, True, True), WgTile(128, 256, 5, 1, True, True),
     WgTile(256, 128, 6, 2, True, True),
-    WgTile(64, 64, 8, 1, True, True), WgTile(64, 128, 5, 1, True, True), WgTile(64, 256, 6, 1, True, True),
+    WgTile(64, 64, 8, 1, True, True), WgTile(64, 32, 12, 1, True, True), WgTile(64, 16, 14, 1, True, True),
+    WgTile(64, 128, 5, 1, True, True), WgTile(64, 256, 6, 1, True, True),
 )
 
 
@@ -174,6 +175,11 @@ STAGED_2_4 = STAGED_TILES[0]
 # 32 tokens, 19 at 16): LLaMA gate/up T = 32 21.2 -> 18.9 us, T = 16 23.9 -> 19.5 (18.7 with the
 # 32-token tile), 4096^2 T = 16 11.2 -> 9.3, down T = 16 19.4 -> 16.4 (H200, ab_v63). Narrowest first.
 STAGED_2_4_NARROW = (STAGED_TILES[2], STAGED_TILES[1])
+# v72: where 128-row tiles leave SMs idle yet number over half the SMs (no K split fits one wave:
+# LLaMA-7B gate/up, 86 of 132), 64-row staged tiles two per SM reach every SM: gate/up T = 64 / 32
+# / 16 21.5 / 19.1 / 19.2 -> 18.7 / 17.3 / 16.9 us; 3-8% slower where splits fill the GPU (4096
+# rows). Same token widths as STAGED_2_4 and STAGED_2_4_NARROW, X by TMA.
+STAGED_2_4_HALF = {64: STAGED_TILES[6], 32: STAGED_TILES[7], 16: STAGED_TILES[8]}
 
 
 # From this M on, prefill tiles run persistent (v24 on the H200: 2:128 -7%, 2:64 -2%; at M <= 32
@@ -188,7 +194,7 @@ WIDE_TILE_COST = 1.4
 
 def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x: bool = False) -> WgTile:
     """Decode (T <= 64) gets bn = 64 (plain 2:4 a staged tile: STAGED_2_4, or with X by TMA the
-    narrowest of STAGED_2_4_NARROW that holds T). Otherwise, with non-persistent 128-row tiles, the token tile
+    narrowest of STAGED_2_4_NARROW that holds T, in 64 rows where STAGED_2_4_HALF says). Otherwise, with non-persistent 128-row tiles, the token tile
     (128 or 256) whose waves of CTAs cost least (WIDE_TILE_COST: so one wave of 128 x 256 tiles beats two of
     128 x 128, v24c: BERT FFN2 at T = 4096 took 54.6 us with 256 tiles of 128 x 128, where 128
     tiles of 128 x 256 take ~38, h200_v27: 35.7); else the widest that gives every SM a CTA."""
@@ -203,7 +209,8 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     if ntok <= 64:
         if m != 4:
             return TILE_TABLE[(bm, 64)]
-        return next((t for t in STAGED_2_4_NARROW if tma_x and ntok <= t.bn), STAGED_2_4)
+        tile = next((t for t in STAGED_2_4_NARROW if tma_x and ntok <= t.bn), STAGED_2_4)
+        return STAGED_2_4_HALF[tile.bn] if tma_x and sms // 2 < row_tiles < sms else tile
     # Waves do not apply to persistent tiles (each CTA loops; h200_v27: at 2:128 the cost pick of
     # 128 x 128 ran gate/up 10-15% slower than 128 x 256), so they keep the widest that fills the SMs.
     if bm == 128 and m < PERSISTENT_MIN_M:
@@ -501,7 +508,7 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     """(tile, splits) that autotune picks among the tiles fitting V: the default ones, persistent
     ones and, with X by TMA, the cluster ones (each won some shapes by a few percent on the H200)."""
     steps = values.shape[1]  # the fragment image's (autotune runs on it only)
-    tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES + (STAGED_2_4,) + STAGED_2_4_NARROW if direct else ())
+    tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES + (STAGED_2_4,) + STAGED_2_4_NARROW + tuple(STAGED_2_4_HALF.values()) if direct else ())
              if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)]
     return autotune.tile_and_splits(
         "wgmma_sp_tma" if direct else "wgmma_sp", x, r, k, ntok, v, m, tiles,
