@@ -69,21 +69,6 @@ def parse_tile(name):
                     int(cluster or 1))
 
 
-_STEP_MAJOR = {}
-
-
-def step_major(layout, codes):
-    """The fragment image with its (64-row block, step) blocks renumbered step-major (the codes
-    too if ``codes``), for VNM_WG_IMAGE_STEP_MAJOR=1 / 2 (kept per image: built once, outside the
-    timed graph; same shapes, which the launch checks read)."""
-    values, meta, *rest = layout
-    key = (values.data_ptr(), codes)
-    if key not in _STEP_MAJOR:
-        _STEP_MAJOR[key] = (values.transpose(0, 1).contiguous().view(values.shape),
-                            meta.transpose(0, 1).contiguous().view(meta.shape) if codes else meta, *rest)
-    return _STEP_MAJOR[key]
-
-
 def run(sets, r, k, cfg, i):
     x, _, vw = sets[i % len(sets)]
     if BETWEEN:
@@ -92,9 +77,6 @@ def run(sets, r, k, cfg, i):
         return vs.spmm(x, vw)
     if PATH == "wgmma_sp":
         layout = K.layout_of(vw) if TILE is not None and not TILE.a_regs else W.layout_of(vw)
-        order = str(W.DEFINES.get("VNM_WG_IMAGE_STEP_MAJOR", 0))
-        if order != "0":
-            layout = step_major(layout, order == "1")
         return W.spmm_sm90a(x, *layout, None, r, k, cfg.v, cfg.m, tile=TILE, splits=SPLITS)
     tile = K.ws_tile(cfg.v, cfg.m) if PATH == "mma_sp_ws" else TILE  # (TILE: one of K.TILES, by name)
     return K.spmm_sm80(x, *K.layout_of(vw), None, r, k, cfg.v, cfg.m, tile=tile, splits=SPLITS)

@@ -722,8 +722,7 @@ def test_autotune_candidates(monkeypatch):
     values = torch.zeros(4, 80, 2, 128, 8)  # the fragment image's shape: 4 m64 blocks, 80 stages
     for direct, cols in ((True, None), (False, torch.zeros(1))):
         W._tuned(torch.zeros(8, 64), values, None, cols, None, 256, 2048, 64, 8, 8, 132, direct)
-    fits = {t for t in W.TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES + (W.STAGED_2_4,) + W.STAGED_2_4_NARROW
-            + tuple(W.STAGED_2_4_HALF.values()) if t.fits_frag_image(256)}
+    fits = {t for t in W.TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES + W.STAGED_2_4_TILES if t.fits_frag_image(256)}
     assert set(seen["wgmma_sp_tma"]) == fits and W.CLUSTER_TILES[0] in fits  # not the 4-CTA clusters at R = 256
     assert set(seen["wgmma_sp"]) == {t for t in W.TILES + W.PERSISTENT_TILES if t.bm == 64}  # V = 64
     # split candidates count the image's stages (not stages / KS)

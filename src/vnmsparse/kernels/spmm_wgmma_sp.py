@@ -131,8 +131,8 @@ SMEM_A_TILES = (
 SMEM_A_TABLE = {(t.bm, t.bn): t for t in SMEM_A_TILES}
 # v22: the fragment image staged through the ring by bulk copy, read into registers by 16-byte
 # shared loads a stage ahead (NOTES "v22": within the noise on 2:4, 4% slower gathered). The
-# 64-, 32- and 16-token ones run plain 2:4 at T = 9-64 (STAGED_2_4, STAGED_2_4_NARROW); the others
-# are for A/B runs; the 256 x 128 one with X by TMA only (its X^T variant spills).
+# 64-, 32- and 16-token ones run plain 2:4 at T = 9-64 (STAGED_2_4_TILES below); the others are
+# for A/B runs; the 256 x 128 one with X by TMA only (its X^T variant spills).
 STAGED_TILES = (
     WgTile(128, 64, 12, 1, True, True), WgTile(128, 32, 16, 1, True, True), WgTile(128, 16, 19, 1, True, True),
     WgTile(128, 128, 8, 1, True, True), WgTile(128, 256, 5, 1, True, True),
@@ -180,6 +180,7 @@ STAGED_2_4_NARROW = (STAGED_TILES[2], STAGED_TILES[1])
 # / 16 21.5 / 19.1 / 19.2 -> 18.7 / 17.3 / 16.9 us; 3-8% slower where splits fill the GPU (4096
 # rows). Same token widths as STAGED_2_4 and STAGED_2_4_NARROW, X by TMA.
 STAGED_2_4_HALF = {64: STAGED_TILES[6], 32: STAGED_TILES[7], 16: STAGED_TILES[8]}
+STAGED_2_4_TILES = (STAGED_2_4,) + STAGED_2_4_NARROW + tuple(STAGED_2_4_HALF.values())
 
 
 # From this M on, prefill tiles run persistent (v24 on the H200: 2:128 -7%, 2:64 -2%; at M <= 32
@@ -194,10 +195,11 @@ WIDE_TILE_COST = 1.4
 
 def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x: bool = False) -> WgTile:
     """Decode (T <= 64) gets bn = 64 (plain 2:4 a staged tile: STAGED_2_4, or with X by TMA the
-    narrowest of STAGED_2_4_NARROW that holds T, in 64 rows where STAGED_2_4_HALF says). Otherwise, with non-persistent 128-row tiles, the token tile
-    (128 or 256) whose waves of CTAs cost least (WIDE_TILE_COST: so one wave of 128 x 256 tiles beats two of
-    128 x 128, v24c: BERT FFN2 at T = 4096 took 54.6 us with 256 tiles of 128 x 128, where 128
-    tiles of 128 x 256 take ~38, h200_v27: 35.7); else the widest that gives every SM a CTA."""
+    narrowest of STAGED_2_4_NARROW that holds T, in 64 rows where STAGED_2_4_HALF says).
+    Otherwise, with non-persistent 128-row tiles, the token tile (128 or 256) whose waves of CTAs
+    cost least (WIDE_TILE_COST: so one wave of 128 x 256 tiles beats two of 128 x 128, v24c: BERT
+    FFN2 at T = 4096 took 54.6 us with 256 tiles of 128 x 128, where 128 tiles of 128 x 256 take
+    ~38, h200_v27: 35.7); else the widest that gives every SM a CTA."""
     bm = row_tile(v, m)
     if bm is None:
         raise ValueError(f"the wgmma.sp kernel needs V % 64 == 0 (or M = 4), got V = {v}")
@@ -506,9 +508,9 @@ def _token_chunks(x, x2, y, values, meta, cols, bias, r, k, v, m, tile, splits):
 
 def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     """(tile, splits) that autotune picks among the tiles fitting V: the default ones, persistent
-    ones and, with X by TMA, the cluster ones (each won some shapes by a few percent on the H200)."""
+    ones and, with X by TMA, the cluster and staged 2:4 ones (each won some shapes on the H200)."""
     steps = values.shape[1]  # the fragment image's (autotune runs on it only)
-    tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES + (STAGED_2_4,) + STAGED_2_4_NARROW + tuple(STAGED_2_4_HALF.values()) if direct else ())
+    tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES + STAGED_2_4_TILES if direct else ())
              if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)]
     return autotune.tile_and_splits(
         "wgmma_sp_tma" if direct else "wgmma_sp", x, r, k, ntok, v, m, tiles,
