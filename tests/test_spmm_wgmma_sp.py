@@ -266,6 +266,8 @@ def test_not_a_cpu_path():
     from vnmsparse.kernels import spmm_paths
 
     assert "wgmma_sp" not in spmm_paths("cpu")
+    if not torch.cuda.is_available():  # asking for "cuda" without one: the reference path, no error
+        assert list(spmm_paths("cuda")) == ["reference"]
 
 
 # ------------------------------------------------------------------------------------------- GPU

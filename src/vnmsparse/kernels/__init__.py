@@ -117,6 +117,8 @@ def spmm_paths(device=None) -> dict:
     """name -> fn(x, vw, bias=None) for every SpMM implementation that runs on ``device``. A path
     that applies to some problems only has ``fn.skip_reason(tokens, vw)``: why not, or None."""
     device = torch.device(device) if device is not None else None
+    if device is not None and device.type == "cuda" and not torch.cuda.is_available():
+        device = None  # a CUDA device that this torch cannot reach: the reference path only
     paths = {"reference": lambda x, vw, bias=None: ops.spmm_op(
         x, vw.values, vw.positions, vw.columns, bias, *vw.shape, vw.cfg.v, vw.cfg.m, "canonical")}
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device)[0]:
