@@ -17,6 +17,16 @@ gpu_tests() {  # gpu_tests LIMIT_S PYTEST_ARGS...: GPU-marked tests into gpu_tes
   grep -E "^FAILED|^E  |passed|failed" "$OUT/gpu_tests.txt" | head -12; echo "tests took ${SECONDS}s"
 }
 
+checks() {  # checks TESTS_LIMIT_S SANITIZE_LIMIT_S PYTEST_ARGS...: gpu_tests, then memcheck; fails if a test did
+  local tests_limit=$1 sanitize_limit=$2; shift 2
+  gpu_tests "$tests_limit" "$@"
+  sanitize "$sanitize_limit"
+  echo "checks took ${SECONDS}s"
+  if grep -qE "[0-9]+ (failed|errors?)\b" "$OUT/gpu_tests.txt" || ! grep -q " passed" "$OUT/gpu_tests.txt"; then
+    echo "tests failed"; return 1
+  fi
+}
+
 sanitize() {  # [SANITIZE_ARGS=...] sanitize LIMIT_S [TOOL]: compute-sanitizer (memcheck by default) of scripts/sanitize_spmm.py
   local tool=${2:-memcheck}
   timeout "$1" compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 9 python scripts/sanitize_spmm.py \

@@ -4,9 +4,6 @@
 # tests pass) the README's grid.
 source "$(dirname "$0")/../gpu_lib.sh"
 export PYTHONPATH=$PYTHONPATH:$PWD/scripts
-gpu_tests 220 tests/test_spmm_wgmma_sp.py tests/test_nn.py tests/test_ops.py tests/test_spmm_mma_sp.py -k "not sass"
-sanitize 90
-echo "checks took ${SECONDS}s"
-if grep -qE "[0-9]+ (failed|errors?)\b" "$OUT/gpu_tests.txt" || ! grep -q " passed" "$OUT/gpu_tests.txt"; then echo "tests failed: no grid"; exit 1; fi
+checks 220 90 tests/test_spmm_wgmma_sp.py tests/test_nn.py tests/test_ops.py tests/test_spmm_mma_sp.py -k "not sass" || exit 1
 quick_grid 270 h200_v68; rm -f "$OUT/bench.txt"
 echo "total ${SECONDS}s"

@@ -4,10 +4,7 @@
 # (if the tests pass) the README's grid.
 source "$(dirname "$0")/../gpu_lib.sh"
 export PYTHONPATH=$PYTHONPATH:$PWD/scripts
-gpu_tests 220 tests/test_spmm_wgmma_sp.py tests/test_nn.py tests/test_ops.py tests/test_spmm_mma_sp.py -k "not sass"
-sanitize 90
-echo "checks took ${SECONDS}s"
-if grep -qE "[0-9]+ (failed|errors?)\b" "$OUT/gpu_tests.txt" || ! grep -q " passed" "$OUT/gpu_tests.txt"; then echo "tests failed: no grid"; exit 1; fi
+checks 220 90 tests/test_spmm_wgmma_sp.py tests/test_nn.py tests/test_ops.py tests/test_spmm_mma_sp.py -k "not sass" || exit 1
 S=4096x4096x16:2:4,4096x4096x32:2:4,11008x4096x16:2:4,11008x4096x32:2:4,4096x11008x16:2:4,4096x11008x32:2:4,1024x4096x16:2:4
 timeout 90 python scripts/ab_wgmma.py TILE=wg128x64s12t1,wg128x32s16t1,wg128x16s19t1 --shapes $S 2>&1 | grep -v Warn | tee "$OUT/ab_v70.txt"
 quick_grid 270 h200_v70; rm -f "$OUT/bench.txt"
