@@ -112,9 +112,15 @@ def row_tile(v: int) -> int:
     return next(bm for bm in (128, 64, 32, 16) if v % bm == 0)
 
 
-def choose_tile(ntok: int, v: int, bulk: bool = False) -> TileConfig:
+# Row tile of the sm80 kernel where the layout has no column lists (m = 4: every column kept, so a
+# CTA may straddle V-row blocks): A/B v80 (64: the row tile of V, as before).
+NO_COLS_ROW_TILE = 64
+
+
+def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True) -> TileConfig:
     regime = "prefill" if ntok > 64 else 16 if ntok <= 16 else 32 if ntok <= 32 else 64
-    return TILE_TABLE[bulk][(row_tile(v), regime)]
+    bm = row_tile(v) if bulk or has_cols else max(row_tile(v), NO_COLS_ROW_TILE)
+    return TILE_TABLE[bulk][(bm, regime)]
 
 
 # Steps each K split keeps at least, in both kernels' split rules: a split of one step is mostly
@@ -294,7 +300,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
             return y.view(*x.shape[:-1], r)
     if tile is None and splits is None and not bulk and autotune.enabled():
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok)
-    tile = tile or choose_tile(ntok, v, bulk)
+    tile = tile or choose_tile(ntok, v, bulk, cols is not None)
     if tile.bulk != bulk or (bulk and tile.bm != row_tile(v)):
         raise ValueError(f"tile {tile} does not fit the {'sm90' if bulk else 'sm80'} layout of v={v}")
     if -(-ntok // tile.bn) > MAX_GRID_Y:  # the grid's y holds the token tiles: run in token chunks
