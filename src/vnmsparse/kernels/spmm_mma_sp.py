@@ -112,14 +112,13 @@ def row_tile(v: int) -> int:
     return next(bm for bm in (128, 64, 32, 16) if v % bm == 0)
 
 
-# Row tile of the sm80 kernel where the layout has no column lists (m = 4: every column kept, so a
-# CTA may straddle V-row blocks): A/B v80 (64: the row tile of V, as before).
-NO_COLS_ROW_TILE = 64
-
-
 def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True) -> TileConfig:
+    """The tile by token regime and row tile; a prefill without column lists (m = 4 keeps every
+    column, so a CTA may straddle V-row blocks) takes the 128-row tile whatever V (H200, v80: plain
+    2:4, V = 64, 4096^2 x 4096 600 -> 524 us, LLaMA shapes -5..-8%; the decode regimes were mixed:
+    T = 16 -16%, T = 1 and 64 +8%, so they keep the row tile of V)."""
     regime = "prefill" if ntok > 64 else 16 if ntok <= 16 else 32 if ntok <= 32 else 64
-    bm = row_tile(v) if bulk or has_cols else max(row_tile(v), NO_COLS_ROW_TILE)
+    bm = 128 if regime == "prefill" and not (bulk or has_cols) else row_tile(v)
     return TILE_TABLE[bulk][(bm, regime)]
 
 
@@ -534,10 +533,10 @@ def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> Non
 
 
 def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
-    """(tile, splits) that autotune picks among the cp.async tiles fitting V."""
+    """(tile, splits) that autotune picks among the cp.async tiles fitting V (any, without column lists)."""
     steps, sms = values.shape[1] // KS, _sms(x.device.index or 0)
     return autotune.tile_and_splits(
-        "mma_sp", x, r, k, ntok, v, m, [t for t in TILE_TABLE[False].values() if v % t.bm == 0],
+        "mma_sp", x, r, k, ntok, v, m, [t for t in TILE_TABLE[False].values() if cols is None or v % t.bm == 0],
         lambda t: choose_splits(t, ntok, r, steps, sms),
         lambda t, s: _spmm(x, values, meta, cols, bias, r, k, v, m, bulk=False, tile=t, splits=s))
 
