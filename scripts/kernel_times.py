@@ -4,6 +4,7 @@ path with each K split count in turn (0: its own choice) instead of vnmsparse.sp
 
   python scripts/kernel_times.py 4096x4096x16:128:2:8,1024x4096x64:128:2:32
   python scripts/kernel_times.py 11008x4096x64:2:4 --splits 1,2,3
+  python scripts/kernel_times.py 4096x4096x4096:2:4 --path mma_sp
 """
 import argparse
 import collections
@@ -12,6 +13,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 import vnmsparse as vs
+from vnmsparse.kernels import spmm_paths
 from vnmsparse.kernels import spmm_wgmma_sp as W
 
 from ab_wgmma import case
@@ -19,13 +21,15 @@ from ab_wgmma import case
 ap = argparse.ArgumentParser()
 ap.add_argument("shapes", help="RxKxT:V:2:M, comma-separated")
 ap.add_argument("--splits", default=None, help="K splits of the wgmma.sp path, comma-separated")
+ap.add_argument("--path", default=None, help="a path of vnmsparse.kernels.spmm_paths() instead of vnmsparse.spmm")
 args = ap.parse_args()
 gen = torch.Generator(device="cuda").manual_seed(0)
 for spec in args.shapes.split(","):
     r, k, t, cfg, sets = case(spec, gen)
     x, _, vw = sets[0]
     for splits in args.splits.split(",") if args.splits else [None]:
-        call = (lambda: vs.spmm(x, vw)) if splits is None else (
+        fn = vs.spmm if args.path is None else spmm_paths("cuda")[args.path]
+        call = (lambda: fn(x, vw)) if splits is None else (
             lambda: W.spmm_sm90a(x, *W.layout_of(vw), None, r, k, cfg.v, cfg.m, splits=int(splits) or None))
         for _ in range(3):
             call()

@@ -48,6 +48,9 @@ def test_tile_choice_respects_v():
         for t in (1, 7, 16, 33, 64, 65, 4096):
             tile = K.choose_tile(t, v)
             assert v % tile.bm == 0 and tile in K.TILES
+            # without column lists (m = 4) a prefill takes the 128-row tile whatever V
+            free = K.choose_tile(t, v, has_cols=False)
+            assert free in K.TILES and free.bm == (128 if t > 64 else tile.bm)
 
 
 # ------------------------------------------------------------------------------------------------

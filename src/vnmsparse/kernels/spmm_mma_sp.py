@@ -112,9 +112,14 @@ def row_tile(v: int) -> int:
     return next(bm for bm in (128, 64, 32, 16) if v % bm == 0)
 
 
-def choose_tile(ntok: int, v: int, bulk: bool = False) -> TileConfig:
+def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True) -> TileConfig:
+    """The tile by token regime and row tile; a prefill without column lists (m = 4 keeps every
+    column, so a CTA may straddle V-row blocks) takes the 128-row tile whatever V (H200, v80: plain
+    2:4, V = 64, 4096^2 x 4096 600 -> 524 us, LLaMA shapes -5..-8%; the decode regimes were mixed:
+    T = 16 -16%, T = 1 and 64 +8%, so they keep the row tile of V)."""
     regime = "prefill" if ntok > 64 else 16 if ntok <= 16 else 32 if ntok <= 32 else 64
-    return TILE_TABLE[bulk][(row_tile(v), regime)]
+    bm = 128 if regime == "prefill" and not (bulk or has_cols) else row_tile(v)
+    return TILE_TABLE[bulk][(bm, regime)]
 
 
 # Steps each K split keeps at least, in both kernels' split rules: a split of one step is mostly
@@ -294,7 +299,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
             return y.view(*x.shape[:-1], r)
     if tile is None and splits is None and not bulk and autotune.enabled():
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok)
-    tile = tile or choose_tile(ntok, v, bulk)
+    tile = tile or choose_tile(ntok, v, bulk, cols is not None)
     if tile.bulk != bulk or (bulk and tile.bm != row_tile(v)):
         raise ValueError(f"tile {tile} does not fit the {'sm90' if bulk else 'sm80'} layout of v={v}")
     if -(-ntok // tile.bn) > MAX_GRID_Y:  # the grid's y holds the token tiles: run in token chunks
@@ -528,10 +533,10 @@ def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> Non
 
 
 def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
-    """(tile, splits) that autotune picks among the cp.async tiles fitting V."""
+    """(tile, splits) that autotune picks among the cp.async tiles fitting V (any, without column lists)."""
     steps, sms = values.shape[1] // KS, _sms(x.device.index or 0)
     return autotune.tile_and_splits(
-        "mma_sp", x, r, k, ntok, v, m, [t for t in TILE_TABLE[False].values() if v % t.bm == 0],
+        "mma_sp", x, r, k, ntok, v, m, [t for t in TILE_TABLE[False].values() if cols is None or v % t.bm == 0],
         lambda t: choose_splits(t, ntok, r, steps, sms),
         lambda t, s: _spmm(x, values, meta, cols, bias, r, k, v, m, bulk=False, tile=t, splits=s))
 
