@@ -127,16 +127,19 @@ def test_warp_specialised_tiles(v, m):
 
 
 def test_autotune_candidates(monkeypatch):
-    """Autotune times the cp.async tiles whose rows divide V, each with its own split rule (a
-    merge once dropped ``_tuned`` and only an autotuned call would have found out)."""
-    seen = {}
-    monkeypatch.setattr(K.autotune, "tile_and_splits", lambda kernel, *a: seen.setdefault(kernel, a) and (None, None))
+    """Autotune times the cp.async tiles whose rows divide V (any tile without column lists), each
+    with its own split rule (a merge once dropped ``_tuned`` and only an autotuned call would have
+    found out)."""
     monkeypatch.setattr(K, "_sms", lambda index: 132)
     values = torch.zeros(256, 64, 2)  # the sm80 layout's shape: R x Gp x 2 (4 stages of KS groups)
-    assert K._tuned(torch.zeros(8, 256), values, None, None, None, 256, 256, 64, 8, 8) == (None, None)
-    tiles = seen["mma_sp"][6]
-    assert tiles and set(tiles) == {t for t in K.TILE_TABLE[False].values() if 64 % t.bm == 0}
-    assert all(seen["mma_sp"][7](t) >= 1 for t in tiles)
+    cols = torch.zeros(4, 64, dtype=torch.int32)  # [R / V, Gp]
+    for m, c, fits in ((8, cols, lambda t: 64 % t.bm == 0), (4, None, lambda t: True)):
+        seen = {}
+        monkeypatch.setattr(K.autotune, "tile_and_splits", lambda kernel, *a: seen.setdefault(kernel, a) and (None, None))
+        assert K._tuned(torch.zeros(8, 256), values, None, c, None, 256, 256, 64, m, 8) == (None, None)
+        tiles = seen["mma_sp"][6]
+        assert tiles and set(tiles) == {t for t in K.TILE_TABLE[False].values() if fits(t)}
+        assert all(seen["mma_sp"][7](t) >= 1 for t in tiles)
 
 
 @pytest.mark.gpu
