@@ -260,6 +260,10 @@ def test_decode_plan(monkeypatch, fake_sm90):
     assert K.decode_preferred(dev, 1, 4096, 4096, 64, 8) and K.decode_preferred(dev, 8, 4096, 4096, 64, 8)
     assert not K.decode_preferred(dev, 9, 4096, 4096, 64, 8)  # past DECODE_DEFAULT_MAX_TOKENS
     assert not K.decode_preferred(dev, 16, 4096, 4096, 128, 8)
+    # few rows (<= DECODE_FEW_ROWS) at M >= 8: up to DECODE_FEW_ROWS_MAX_TOKENS; plain 2:4 not
+    few, t_few = K.DECODE_FEW_ROWS, K.DECODE_FEW_ROWS_MAX_TOKENS
+    assert K.decode_preferred(dev, t_few, few, 4096, 128, 8) and not K.decode_preferred(dev, t_few + 1, few, 4096, 128, 8)
+    assert not K.decode_preferred(dev, 9, 2 * few, 4096, 128, 8) and not K.decode_preferred(dev, 9, few, 4096, 64, 4)
     assert not K.decode_preferred(dev, 8, 4096, 4096, 64, 64)  # X slice > 2x the weight bytes
     assert not K.decode_preferred(dev, 1, 4096, 8 * K.DECODE_MAX_STEPS * K.KS * 4 + 4, 64, 4)  # no plan
     monkeypatch.setenv("VNM_DECODE", "0")

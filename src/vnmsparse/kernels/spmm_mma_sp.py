@@ -354,12 +354,12 @@ DECODE_RING = 2
 # CTA reads its whole X slice, T x m / (2 BM) times the weight bytes it streams. The
 # "mma_sp_decode" path runs it at any T <= 64.
 DECODE_DEFAULT_MAX_TOKENS = 8
-# ... and up to this many where M >= 8 and the weight has at most DECODE_FEW_ROW_TILES row tiles:
-# there the wgmma.sp route needs many K splits and their reduction launch (v79, H200, T = 16,
-# 1024 x 4096: 64:2:8 6.3 -> 5.3 us, 64:2:16 5.2 -> 4.2, 128:2:32 4.3 -> 3.7; 4096-row shapes
-# +10..+100%, plain 2:4 +27%).
-DECODE_FEW_ROWS_MAX_TOKENS = 8
-DECODE_FEW_ROW_TILES = 8
+# ... and up to this many where M >= 8 and the weight has at most DECODE_FEW_ROWS rows: there the
+# wgmma.sp route needs many K splits and their reduction launch (H200, 1024 x 4096, v79 T = 16:
+# 64:2:8 6.3 -> 5.3 us, 64:2:16 5.2 -> 4.2, 128:2:32 4.3 -> 3.7; v81 T = 12: 128:2:8 5.9 -> 5.1,
+# 128:2:32 4.3 -> 3.5; 4096-row shapes +10..+100% at T = 16, 2048 rows even, plain 2:4 +27%).
+DECODE_FEW_ROWS_MAX_TOKENS = 16
+DECODE_FEW_ROWS = 1024
 
 
 def _decode_warp_tile(bm: int, bn: int) -> tuple[int, int]:
@@ -472,12 +472,12 @@ def preferred_decode_plan(device: torch.device, ntok: int, rows: int, k: int, v:
                           dtype: torch.dtype = torch.bfloat16, image: bool = False):
     """The decode plan where vnmsparse.spmm runs the decode kernel (sm_90), else None: 1 to
     DECODE_DEFAULT_MAX_TOKENS tokens (DECODE_FEW_ROWS_MAX_TOKENS at M >= 8 on a weight of at most
-    DECODE_FEW_ROW_TILES row tiles), an X slice per CTA at most twice the weight bytes it meets
+    DECODE_FEW_ROWS rows), an X slice per CTA at most twice the weight bytes it meets
     (T x m <= 4 x BM), and a plan (no fallback to the slower bulk kernel); ``image``: on the
     fragment image (V % 64 == 0, v52). VNM_DECODE=0 turns the route off. For V % 64 != 0 the kernel
     reads its own weight image (the "sm90" layout, the compact bytes once more), which a model that
     also runs prefill holds beside the sm80 one."""
-    few_rows = m >= 8 and -(-rows // row_tile(v)) <= DECODE_FEW_ROW_TILES
+    few_rows = m >= 8 and rows <= DECODE_FEW_ROWS
     limit = max(DECODE_DEFAULT_MAX_TOKENS, DECODE_FEW_ROWS_MAX_TOKENS if few_rows else 0)
     if not 1 <= ntok <= limit or ntok * m > 4 * row_tile(v):
         return None
