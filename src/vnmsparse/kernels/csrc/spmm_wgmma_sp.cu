@@ -101,7 +101,10 @@ constexpr int KS = 16;         // groups per pipeline stage
 // Steps of a CTA's first tile prefetched into L2 before it waits for the previous kernel (PDL):
 // a split's whole K range at decode sizes, a prefill tile's first stages only (all of them would
 // be the whole weight, flushing L2).
-constexpr int PDL_PREFETCH_STEPS = 16;
+#ifndef VNM_WG_PDL_PREFETCH_STEPS
+#define VNM_WG_PDL_PREFETCH_STEPS 16
+#endif
+constexpr int PDL_PREFETCH_STEPS = VNM_WG_PDL_PREFETCH_STEPS;
 constexpr int KROWS = 4 * KS;  // gathered X^T rows per stage
 constexpr u32 IDENTITY_COLUMNS = 0x03020100u;  // m == 4: every group keeps columns 0..3
 
