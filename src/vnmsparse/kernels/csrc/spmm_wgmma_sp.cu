@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   const int nsteps = kend - kbeg;
 
   if (tid == 0) {
-    if (AREG > 0 && PDL_PREFETCH_STEPS > 0 && first < ntiles) {  // the first tile's first steps into L2 while an earlier kernel may still run (PDL)
+    if (AREG > 0 && wg::PDL_PREFETCH_STEPS > 0 && first < ntiles) {  // the first tile's first steps into L2 while an earlier kernel may still run (PDL)
       const int ahead = min(nsteps, wg::PDL_PREFETCH_STEPS);
 #pragma unroll
       for (int b = 0; b < BM / 64; ++b) {
