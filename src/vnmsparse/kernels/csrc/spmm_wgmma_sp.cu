@@ -98,10 +98,14 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #endif
 
 constexpr int KS = 16;         // groups per pipeline stage
-// Steps of a CTA's first tile prefetched into L2 before it waits for the previous kernel (PDL):
-// a split's whole K range at decode sizes, a prefill tile's first stages only (all of them would
-// be the whole weight, flushing L2).
-constexpr int PDL_PREFETCH_STEPS = 16;
+// Steps of a CTA's first tile prefetched into L2 before it waits for the previous kernel (PDL).
+// Few: the prefetch competes with the ring's own first copies for DRAM (H200 v83/v83b, 0 / 4 / 16 /
+// 64 / all: LLaMA 2:4 T = 64 18.2 / 18.2 / 18.9 / 23.7 / 24.7 us, 4096^2 2:4 T = 64 9.7 / 9.6 /
+// 10.9 / 10.9, 128:2:16 T = 64 9.6 / 9.1 / 9.8 / 9.8, 2:4 prefill 139 / 139 / 142 / 151 us).
+#ifndef VNM_WG_PDL_PREFETCH_STEPS
+#define VNM_WG_PDL_PREFETCH_STEPS 4
+#endif
+constexpr int PDL_PREFETCH_STEPS = VNM_WG_PDL_PREFETCH_STEPS;
 constexpr int KROWS = 4 * KS;  // gathered X^T rows per stage
 constexpr u32 IDENTITY_COLUMNS = 0x03020100u;  // m == 4: every group keeps columns 0..3
 
@@ -230,7 +234,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   const int nsteps = kend - kbeg;
 
   if (tid == 0) {
-    if (AREG > 0 && first < ntiles) {  // the first tile's first steps into L2 while an earlier kernel may still run (PDL)
+    if (AREG > 0 && wg::PDL_PREFETCH_STEPS > 0 && first < ntiles) {  // the first tile's first steps into L2 while an earlier kernel may still run (PDL)
       const int ahead = min(nsteps, wg::PDL_PREFETCH_STEPS);
 #pragma unroll
       for (int b = 0; b < BM / 64; ++b) {
