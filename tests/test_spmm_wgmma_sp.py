@@ -503,7 +503,8 @@ def test_layout_for_every_token_count_is_the_shared_one(monkeypatch):
 @needs_sm90a
 def test_op_routes_by_pattern_and_tokens(monkeypatch):
     """vnmsparse.spmm on sm_90a: the wgmma.sp kernel's layout at every T, whose launcher runs the
-    decode kernel on it up to 8 tokens (V % 64 != 0: the decode kernel's own layout), V:2:8 the
+    decode kernel on it up to 8 tokens, 16 at M >= 8 on few rows (V % 64 != 0: the decode kernel's
+    own layout), V:2:8 the
     as-2:4 layout from AS_2_4_MIN_TOKENS on (not with VNM_AS_2_4=0), V:2:16 the gathered one;
     results stay right."""
     import vnmsparse.kernels as kernels
@@ -527,8 +528,10 @@ def test_op_routes_by_pattern_and_tokens(monkeypatch):
             images.clear()
             y = vs.spmm(x, vw)
             assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2, (pattern, t)
-            # 1-8 tokens: the decode kernel, on the fragment image where V % 64 == 0 (v52)
-            assert images == ([cfg.v % 64 == 0] if t <= 8 else []), (pattern, t, images)
+            # 1-8 tokens: the decode kernel, on the fragment image where V % 64 == 0 (v52); up to
+            # DECODE_FEW_ROWS_MAX_TOKENS at M >= 8 on so few rows (256 <= DECODE_FEW_ROWS, v81)
+            decoded = t <= 8 or (cfg.m >= 8 and t <= spmm_mma_sp.DECODE_FEW_ROWS_MAX_TOKENS)
+            assert images == ([cfg.v % 64 == 0] if decoded else []), (pattern, t, images)
             # one weight image for every T where V % 64 == 0: no second ("sm90") copy for decode
             assert (spmm_mma_sp.LAYOUT_BULK in vw._layouts) == (cfg.v % 64 != 0 and t <= 8), (pattern, t)
             expect = W.LAYOUT if (disable and want == W.LAYOUT_AS_2_4) else want
