@@ -5,34 +5,15 @@ its weights (scripts/probes/stream_probe.cu), CUDA-graph timed over buffers rota
 """
 
 import argparse
-import statistics
 from pathlib import Path
 
 import torch
 
 from vnmsparse.kernels import jit
 
+from ab_wgmma import time_us
+
 PARAMS = ("ptr", "tmap", "i32", "i32", "i32", "i32", "i32", "i64", "i32", "i32")
-
-
-def time_us(fn, n=8, reps=15):
-    for i in range(n):
-        fn(i)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for i in range(n):
-            fn(i)
-    g.replay()
-    out = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        g.replay()
-        b.record()
-        b.synchronize()
-        out.append(a.elapsed_time(b) * 1e3 / n)
-    return statistics.median(out)
 
 
 def main():
@@ -68,7 +49,7 @@ def main():
             kern.launch((ctas, 1, 1), (64, 1, 1), (bufs[i % nbuf], maps[i % nbuf], mode, pieces, chunk, slots, iters,
                                                    stream_len, rows, variant), shared_mem=smem)
 
-        us = time_us(call)
+        us = time_us(call, n=8, reps=15)
         print(f"{variant:3d} {mode:4d} {ctas:5d} {pieces:6d} {chunk:6d} {slots:5d} {slots * stage >> 10:12d} {us:7.1f} "
               f"{moved / us / 1e6:6.2f}", flush=True)
 
@@ -89,6 +70,7 @@ def main():
             if variant < 3:
                 run(2, ctas, 1, 0, 13, 64, variant=variant)
                 run(2, ctas, 1, 0, 7, 112, variant=variant)
+
 
 if __name__ == "__main__":
     main()

@@ -99,8 +99,9 @@ def _select(x, vw, bias):
         if _as_2_4(x, vw, tokens):
             return spmm_wgmma_sp.LAYOUT_AS_2_4, spmm_wgmma_sp.layout_as_2_4(vw)
         # 1-8 tokens (16 on weights of few rows at M >= 8, v81): the one-launch decode kernel (2:4
-        # too since its ring of A slots, v34-v35); past that the wgmma.sp kernel at every T, K split within one wave (v37 grid, T = 16-32:
-        # 1.27-2.13x vs 1.18-2.06x on the cp.async kernel, 0.97-2.05x on the decode kernel).
+        # too since its ring of A slots, v34-v35); past that the wgmma.sp kernel at every T, K
+        # split within one wave (v37 grid, T = 16-32: 1.27-2.13x vs 1.18-2.06x on the cp.async
+        # kernel, 0.97-2.05x on the decode kernel).
         # Where the decode kernel can read the fragment image (V % 64 == 0), spmm_sm90a runs it
         # there (v52): the "sm90" image is only built for the other V.
         if not spmm_mma_sp.decode_preferred(x.device, tokens, *vw.shape, vw.cfg.v, vw.cfg.m, x.dtype, image=True) \
