@@ -1,7 +1,8 @@
 """The weight stream alone (v77, GPU): DRAM rate of the access patterns a T <= 64 kernel can give
 its weights (scripts/probes/stream_probe.cu), CUDA-graph timed over buffers rotated past 2x L2.
 
-  python scripts/stream_probe.py [--mb 48]
+  python scripts/stream_probe.py [--mb 48] [--sweep]
+  python scripts/stream_probe.py --one 0,86,1,4096,27   (mode, CTAs, pieces, chunk, slots: one config, for ncu)
 """
 
 import argparse
@@ -20,6 +21,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=48, help="bytes each call streams (MB)")
     ap.add_argument("--sweep", action="store_true", help="v77's sweep of CTAs, chunks, patterns")
+    ap.add_argument("--one", default=None, help="mode,ctas,pieces,chunk,slots: only this configuration")
     args = ap.parse_args()
     kern = jit.get_kernel("stream_probe.cu", "stream_probe", params=PARAMS, source_dir=Path(__file__).parent / "probes")
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
@@ -53,6 +55,9 @@ def main():
         print(f"{variant:3d} {mode:4d} {ctas:5d} {pieces:6d} {chunk:6d} {slots:5d} {slots * stage >> 10:12d} {us:7.1f} "
               f"{moved / us / 1e6:6.2f}", flush=True)
 
+    if args.one:
+        run(*(int(v) for v in args.one.split(",")))
+        return
     if args.sweep:
         for ctas in (86, sms, 2 * sms):
             for chunk in (2048, 4096, 8192, 16384):
