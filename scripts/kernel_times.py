@@ -24,11 +24,11 @@ ap.add_argument("--splits", default=None, help="K splits of the wgmma.sp path, c
 ap.add_argument("--path", default=None, help="a path of vnmsparse.kernels.spmm_paths() instead of vnmsparse.spmm")
 args = ap.parse_args()
 gen = torch.Generator(device="cuda").manual_seed(0)
+fn = vs.spmm if args.path is None else spmm_paths("cuda")[args.path]
 for spec in args.shapes.split(","):
     r, k, t, cfg, sets = case(spec, gen)
     x, _, vw = sets[0]
     for splits in args.splits.split(",") if args.splits else [None]:
-        fn = vs.spmm if args.path is None else spmm_paths("cuda")[args.path]
         call = (lambda: fn(x, vw)) if splits is None else (
             lambda: W.spmm_sm90a(x, *W.layout_of(vw), None, r, k, cfg.v, cfg.m, splits=int(splits) or None))
         for _ in range(3):

@@ -477,8 +477,7 @@ def preferred_decode_plan(device: torch.device, ntok: int, rows: int, k: int, v:
     fragment image (V % 64 == 0, v52). VNM_DECODE=0 turns the route off. For V % 64 != 0 the kernel
     reads its own weight image (the "sm90" layout, the compact bytes once more), which a model that
     also runs prefill holds beside the sm80 one."""
-    few_rows = m >= 8 and rows <= DECODE_FEW_ROWS
-    limit = max(DECODE_DEFAULT_MAX_TOKENS, DECODE_FEW_ROWS_MAX_TOKENS if few_rows else 0)
+    limit = DECODE_FEW_ROWS_MAX_TOKENS if m >= 8 and rows <= DECODE_FEW_ROWS else DECODE_DEFAULT_MAX_TOKENS
     if not 1 <= ntok <= limit or ntok * m > 4 * row_tile(v):
         return None
     if os.environ.get("VNM_DECODE", "1").strip() == "0":
