@@ -456,7 +456,8 @@ def test_bad_inputs_on_gpu():
 
 
 def test_decode_route_for_2_4(fake_sm90, monkeypatch):
-    """Plain 2:4 at 1-8 tokens takes the decode kernel (v34: at every LLaMA-7B and BERT shape)."""
+    """Plain 2:4 at 1-8 tokens prefers the decode kernel (v34: at every LLaMA-7B and BERT shape);
+    spmm_sm90a runs the staged wgmma.sp tile instead where X can be read by TMA (v89)."""
     monkeypatch.setattr(K, "_sms", lambda index: 132)
     dev = torch.device("cuda", 0)
     for shape in ((4096, 4096), (11008, 4096), (1024, 4096), (4096, 11008)):

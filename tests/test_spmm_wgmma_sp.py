@@ -529,8 +529,9 @@ def test_op_routes_by_pattern_and_tokens(monkeypatch):
             y = vs.spmm(x, vw)
             assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2, (pattern, t)
             # 1-8 tokens: the decode kernel, on the fragment image where V % 64 == 0 (v52); up to
-            # DECODE_FEW_ROWS_MAX_TOKENS at M >= 8 on so few rows (256 <= DECODE_FEW_ROWS, v81)
-            decoded = t <= 8 or (cfg.m >= 8 and t <= spmm_mma_sp.DECODE_FEW_ROWS_MAX_TOKENS)
+            # DECODE_FEW_ROWS_MAX_TOKENS at M >= 8 on so few rows (256 <= DECODE_FEW_ROWS, v81);
+            # plain 2:4 with X by TMA (K % 8 == 0 here) the staged tile at every T (v89)
+            decoded = cfg.m != 4 and (t <= 8 or (cfg.m >= 8 and t <= spmm_mma_sp.DECODE_FEW_ROWS_MAX_TOKENS))
             assert images == ([cfg.v % 64 == 0] if decoded else []), (pattern, t, images)
             # one weight image for every T where V % 64 == 0: no second ("sm90") copy for decode
             assert (spmm_mma_sp.LAYOUT_BULK in vw._layouts) == (cfg.v % 64 != 0 and t <= 8), (pattern, t)
@@ -542,13 +543,14 @@ def test_op_routes_by_pattern_and_tokens(monkeypatch):
 
 @pytest.mark.gpu
 @needs_sm90a
-@pytest.mark.parametrize("pattern,r,k,t", [("2:4", 200, 1000, 1), ("64:2:8", 130, 1003, 3), ("128:2:8", 300, 4096, 8),
+@pytest.mark.parametrize("pattern,r,k,t", [("2:4", 200, 1002, 1), ("64:2:8", 130, 1003, 3), ("128:2:8", 300, 4096, 8),
                                            ("128:2:16", 4100, 2053, 2), ("64:2:32", 64, 8192, 5),
                                            ("128:2:128", 260, 16384, 1), ("128:2:10", 1000, 4000, 7),
                                            ("64:2:8", 64, 16400, 4)])
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_decode_kernel_on_the_fragment_image(pattern, r, k, t, dtype, monkeypatch):
-    """The decode kernel reading the wgmma.sp fragment image (v52; spmm_sm90a at 1-8 tokens):
+    """The decode kernel reading the wgmma.sp fragment image (v52; spmm_sm90a at 1-8 tokens, plain
+    2:4 only where X cannot be read by TMA: K % 8 != 0 here):
     ragged R and K, K splits over clusters (long K), with bias, against fp32 and bitwise against
     the same kernel on its own "sm90" image (the same mma.sp sequence and reduction)."""
     gen = torch.Generator().manual_seed(r + k + t)
