@@ -94,7 +94,8 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 
 // Stages of look-ahead for the gather's column words (a compile-time knob: -D for experiments).
 // 8 (H200 v96, against 3): LLaMA gate/up and down at T = 1-64 -3..-5% (128:2:8 gate/up T = 16 14.2
-// -> 13.7 us), 4096-row shapes and prefill even (v17a had found 3-5 even at prefill).
+// -> 13.7 us), 4096-row shapes and prefill even (v17a had found 3-5 even at prefill). Gathered
+// tiles only (HAS_COLS): see the producer.
 #ifndef VNM_WG_COLUMN_LOOKAHEAD
 #define VNM_WG_COLUMN_LOOKAHEAD 8
 #endif
@@ -293,7 +294,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       // word whose load is still in flight waits for it (SASS of v8-v14: IMAD.MOV of the previous
       // stage's LDG at the loop head, a full L2 latency per stage, so look-ahead 3 changed nothing).
       // So the loop is unrolled LOOKAHEAD times (for_unrolled) and slot q is read, then reloaded, in place.
-      constexpr int LOOKAHEAD = VNM_WG_COLUMN_LOOKAHEAD;
+      // (Without column lists the words are constants and the look-ahead only unrolls the loop:
+      // 3, as measured before v97; 8 spilled the persistent 256 x 128 tile under NVRTC 13.0.)
+      constexpr int LOOKAHEAD = HAS_COLS ? VNM_WG_COLUMN_LOOKAHEAD : 3;
       static_assert(LOOKAHEAD >= 1 && LOOKAHEAD <= 8, "column-word look-ahead of 1..8 stages");
       u32 wq[LOOKAHEAD];
 #pragma unroll
