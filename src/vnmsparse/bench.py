@@ -115,7 +115,8 @@ BASELINE_PATHS = ("dense", "cslt", "cslt_best")
 # Paths offered by the kernels package but timed only when --paths names them.
 OPT_IN_PATHS = {"reference": "the PyTorch oracle (unpack + fp32 matmul): slow, and every row is checked against fp32 anyway",
                 "wgmma_sp_as_2_4": "V:2:M (M % 4 == 0) run as plain 2:4 with X by TMA: an experiment for small M",
-                "mma_sp_decode": "the one-launch decode kernel at any T <= 64 (`auto` runs it where it wins: T <= 8, T <= 16 on few rows at M >= 8; plain 2:4 only where X cannot be read by TMA)"}
+                "mma_sp_decode": "the one-launch decode kernel at any T <= 64 (`auto` runs it where it wins: T <= 8, "
+                                  "T <= 16 on few rows at M >= 8; plain 2:4 only where X cannot be read by TMA)"}
 
 # Original Spatha (UDC-GAC/venom, kernel unmodified, fp16, best valid config) on one H200, CUDA
 # 13.0: speedup over cuBLAS fp16. Source: shared/reference/venom.md section 7. Key (R, K, T).

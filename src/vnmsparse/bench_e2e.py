@@ -314,7 +314,10 @@ def make_runner(model: nn.Module, spec: ModelSpec, w: Workload, device, seed: in
         # when it can see that its all-ones mask masks nothing). Under CUDA-graph capture BertModel
         # cannot look into the mask, so it materialised one and SDPA took its fp32 math backend
         # (H200, transformers 5.17: graph replays 96 ms against 23 ms eager, dense included).
-        return (lambda: model.encoder(model.embeddings(input_ids=ids)).last_hidden_state), (lambda: None), (lambda: None)
+        def encode():
+            return model.encoder(model.embeddings(input_ids=ids)).last_hidden_state
+
+        return encode, (lambda: None), (lambda: None)
     return (lambda: model(input_ids=ids, use_cache=False).last_hidden_state), (lambda: None), (lambda: None)
 
 

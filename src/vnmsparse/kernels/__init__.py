@@ -99,8 +99,8 @@ def _select(x, vw, bias):
         if _as_2_4(x, vw, tokens):
             return spmm_wgmma_sp.LAYOUT_AS_2_4, spmm_wgmma_sp.layout_as_2_4(vw)
         # 1-8 tokens (16 on weights of few rows at M >= 8, v81): the one-launch decode kernel (plain
-        # 2:4 only where X cannot be read by TMA, v89: spmm_sm90a decides); past that the wgmma.sp kernel at every T, K
-        # split within one wave (v37 grid, T = 16-32: 1.27-2.13x vs 1.18-2.06x on the cp.async
+        # 2:4 only where X cannot be read by TMA, v89: spmm_sm90a decides); past that the wgmma.sp
+        # kernel at every T, K split within one wave (v37 grid, T = 16-32: 1.27-2.13x vs 1.18-2.06x on the cp.async
         # kernel, 0.97-2.05x on the decode kernel).
         # Where the decode kernel can read the fragment image (V % 64 == 0), spmm_sm90a runs it
         # there (v52): the "sm90" image is only built for the other V.
@@ -174,7 +174,8 @@ def available_paths() -> list[tuple[str, bool, str]]:
         arch = "".join(map(str, torch.cuda.get_device_capability(i)))
         rows.append((f"mma.sp kernel, cp.async (sm_80+) on {dev} (sm_{arch})", ok_dev, why_dev))
         rows.append((f"mma.sp one-launch decode kernel (T <= {spmm_mma_sp.DECODE_MAX_TOKENS}, clusters; the default "
-                     f"at T <= {spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS} (plain 2:4 only where X cannot be read by TMA), {spmm_mma_sp.DECODE_FEW_ROWS_MAX_TOKENS} on "
+                     f"at T <= {spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS} (plain 2:4 only where X cannot be read by "
+                     f"TMA), {spmm_mma_sp.DECODE_FEW_ROWS_MAX_TOKENS} on "
                      f"<= {spmm_mma_sp.DECODE_FEW_ROWS} rows at M >= 8, unless VNM_DECODE=0; "
                      f"the mma_sp_decode path) on {dev}",
                      *spmm_mma_sp.decode_supported(dev)))

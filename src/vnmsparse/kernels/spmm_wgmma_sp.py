@@ -440,7 +440,8 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     # not plain 2:4 with X by TMA, whose staged tile is faster at every T (v89, H200, T = 1-8:
     # LLaMA shapes -8..-25%, 4096 x 11008 T = 8 20.5 -> 15.7 us; 1024 x 4096 -10..0%)
     plan = (spmm_mma_sp.preferred_decode_plan(x.device, ntok, r, k, v, m, x.dtype, image=True)
-            if a_regs and tile is None and splits is None and tma_x is None and not (m == 4 and direct) else None)
+            if a_regs and tile is None and splits is None and tma_x is None and not (m == 4 and direct)
+            else None)
     if plan is not None:
         spmm_mma_sp.spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image=True)
         return y.view(*x.shape[:-1], r)
