@@ -122,6 +122,23 @@ def test_e2e_tiny_smoke_on_cpu(tmp_path, capsys):
     assert bench_e2e.main(["--from-csv", str(tmp_path / "e2e_t.csv"), "--no-plot"]) == 0
 
 
+def test_e2e_summary_adds_graphs_where_it_quotes_eager():
+    """Dense faster eager (GPT-2 large on the H200): the line quotes eager runs, and a second table
+    gives the graph replays against the dense graph; where dense is faster as a graph, no second table."""
+    def row(variant, method, t_ms, speedup):
+        return {"workload": "gpt2", "batch": 8, "tokens": 512, "dtype": "bf16", "variant": variant,
+                "method": method, "status": "ok", "t_ms": t_ms, "speedup_vs_dense": speedup}
+
+    rows = [row("dense", "eager", 19.4, 1.0), row("dense", "graph", 20.0, 1.0),
+            row("vnm 2:4", "eager", 22.8, 0.85), row("vnm 2:4", "graph", 18.9, 1.06)]
+    text = "\n".join(bench_e2e.summary(rows))
+    assert "| gpt2 | 8 x 512 | bf16 | 20.000 / 19.400 | 0.85 e |" in text
+    assert "| gpt2 | 8 x 512 | bf16 | 1.06 |" in text
+    rows[1]["t_ms"] = 18.0  # dense faster as a graph: the line quotes graphs, nothing more
+    text = "\n".join(bench_e2e.summary(rows))
+    assert "| 1.06 |" in text and "dense graph" not in text
+
+
 def test_e2e_dry_run_and_subsets(capsys):
     assert cli.main(["bench", "e2e", "--dry-run", "--dtypes", "bf16"]) == 0
     out = capsys.readouterr().out
