@@ -504,9 +504,8 @@ def test_layout_for_every_token_count_is_the_shared_one(monkeypatch):
 def test_op_routes_by_pattern_and_tokens(monkeypatch):
     """vnmsparse.spmm on sm_90a: the wgmma.sp kernel's layout at every T, whose launcher runs the
     decode kernel on it up to 8 tokens, 16 at M >= 8 on few rows (V % 64 != 0: the decode kernel's
-    own layout), V:2:8 the
-    as-2:4 layout from AS_2_4_MIN_TOKENS on (not with VNM_AS_2_4=0), V:2:16 the gathered one;
-    results stay right."""
+    own layout; plain 2:4 with X by TMA never), V:2:8 the as-2:4 layout from AS_2_4_MIN_TOKENS on
+    (not with VNM_AS_2_4=0), V:2:16 the gathered one; results stay right."""
     import vnmsparse.kernels as kernels
 
     gen = torch.Generator().manual_seed(5)

@@ -232,16 +232,19 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   auto row_of = [&](int tile) { return tile_rt(tile, true) * BM; };
   auto tok_of = [&](int tile) { return tile_rt(tile, false) * BN; };
   const int total_steps = Gp / KS;
+  // The fragment image's 4 KB block of (64-row block rb, step): a row block's steps lie together.
+  auto frag_block = [&](size_t rb, int step) { return rb * total_steps + step; };
   const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
   const int nsteps = kend - kbeg;
 
   if (tid == 0) {
-    if (AREG > 0 && wg::PDL_PREFETCH_STEPS > 0 && first < ntiles) {  // the first tile's first steps into L2 while an earlier kernel may still run (PDL)
+    // The first tile's first steps into L2 while an earlier kernel may still run (PDL)
+    if (AREG > 0 && wg::PDL_PREFETCH_STEPS > 0 && first < ntiles) {
       const int ahead = min(nsteps, wg::PDL_PREFETCH_STEPS);
 #pragma unroll
       for (int b = 0; b < BM / 64; ++b) {
-        const size_t blk = static_cast<size_t>(row_of(first) / 64 + b) * total_steps + kbeg;
+        const size_t blk = frag_block(row_of(first) / 64 + b, kbeg);
         bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, ahead * 4096);
         bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 128, ahead * 512);
       }
@@ -320,7 +323,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           if (AREG == 2) {  // the fragment image's blocks of this stage: 4 KB of A, 512 B of metadata each
 #pragma unroll
             for (int b = 0; b < BM / 64; ++b) {
-              const size_t blk = static_cast<size_t>(row0 / 64 + b) * total_steps + step;
+              const size_t blk = frag_block(row0 / 64 + b, step);
               bulk_copy(sA + s * P::A + b * 4096, reinterpret_cast<const u32*>(values) + blk * 1024, 4096, &full[s]);
               bulk_copy(sM + s * P::M + b * 512, reinterpret_cast<const u32*>(meta) + blk * 128, 512, &full[s]);
             }
@@ -328,7 +331,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           if (AREG == 1 && VNM_WG_AREG_PREFETCH > 0 && step + VNM_WG_AREG_PREFETCH < kend) {
 #pragma unroll
             for (int b = 0; b < BM / 64; ++b) {
-              const size_t blk = static_cast<size_t>(row0 / 64 + b) * total_steps + step + VNM_WG_AREG_PREFETCH;
+              const size_t blk = frag_block(row0 / 64 + b, step + VNM_WG_AREG_PREFETCH);
               bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, 4096);
               bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 128, 512);
             }
@@ -437,7 +440,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       const u32* mg = reinterpret_cast<const u32*>(meta);
 #pragma unroll
       for (int b = 0; b < MB; ++b) {
-        const size_t blk = (rb0 + b) * total_steps + step;
+        const size_t blk = frag_block(rb0 + b, step);
 #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
           const uint4 w = __ldg(reinterpret_cast<const uint4*>(ag + ((blk * 2 + ks) * 128 + wt) * 4));
