@@ -350,9 +350,9 @@ DECODE_RING = 2
 # Where vnmsparse.spmm runs it on sm_90 (kernels._select, decode_preferred; VNM_DECODE=0 turns
 # it off): up to this many tokens (plain 2:4 only where X cannot be read by TMA: spmm_sm90a, v89).
 # Grid v37d (H200, geomean over 4 shapes, speed-up over cuBLAS, decode kernel vs wgmma.sp with K
-# split within one wave): T = 8 1.24-2.54 vs 1.10-2.15 (2:4 ... 128:2:32); T = 16 0.97-2.05 vs 1.15-2.13 (128:2:8 and 128:2:16 even); T >= 24 slower: every
-# CTA reads its whole X slice, T x m / (2 BM) times the weight bytes it streams. The
-# "mma_sp_decode" path runs it at any T <= 64.
+# split within one wave): T = 8 1.24-2.54 vs 1.10-2.15 (2:4 ... 128:2:32); T = 16 0.97-2.05 vs
+# 1.15-2.13 (128:2:8 and 128:2:16 even); T >= 24 slower: every CTA reads its whole X slice,
+# T x m / (2 BM) times the weight bytes it streams. The "mma_sp_decode" path runs it at any T <= 64.
 DECODE_DEFAULT_MAX_TOKENS = 8
 # ... and up to this many where M >= 8 and the weight has at most DECODE_FEW_ROWS rows: there the
 # wgmma.sp route needs many K splits and their reduction launch (H200, 1024 x 4096, v79 T = 16:
