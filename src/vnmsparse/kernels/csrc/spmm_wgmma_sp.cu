@@ -100,6 +100,15 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_COLUMN_LOOKAHEAD 8
 #endif
 
+// AREG 2: ring stages per bulk copy of the fragment image. A 64-row block's steps lie together in
+// the image, so COPY_STEPS stages of it come as one copy of COPY_STEPS x 4 KB (and one of its
+// metadata) on the first stage's full barrier; the stages of such a group lie together in the
+// ring, [group][64-row block][stage]. (The stream probe, NOTES v77: at 86 CTAs one 4 KB copy a
+// phase streamed ~1 TB/s, one 16 KB copy 3.6.)
+#ifndef VNM_WG_COPY_STEPS
+#define VNM_WG_COPY_STEPS 1
+#endif
+
 constexpr int KS = 16;         // groups per pipeline stage
 // Steps of a CTA's first tile prefetched into L2 before it waits for the previous kernel (PDL).
 // Few: the prefetch competes with the ring's own first copies for DRAM (H200 v83/v83b, 0 / 4 / 16 /
@@ -145,6 +154,12 @@ struct Plan {
   static_assert(MB == 1 || AREG, "two m64 blocks per consumer only with A in registers");
   static_assert(AREG >= 0 && AREG <= 2, "AREG: 0 shared memory, 1 global to registers, 2 staged");
   static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256, "BN is the wgmma N");
+  // AREG 2: where block b's part of stage s lies in the A / metadata ring (groups of CS stages)
+  // (rings that hold no whole number of groups, and persistent tiles, copy a stage at a time)
+  static constexpr int CS = (AREG == 2 && !PERSIST && STAGES % VNM_WG_COPY_STEPS == 0) ? VNM_WG_COPY_STEPS : 1;
+  static_assert(VNM_WG_COPY_STEPS >= 1, "stages per copy");
+  static __device__ __forceinline__ int a_at(int s, int b) { return (s / CS * (BM / 64) + b) * CS * 4096 + s % CS * 4096; }
+  static __device__ __forceinline__ int m_at(int s, int b) { return (s / CS * (BM / 64) + b) * CS * 512 + s % CS * 512; }
 };
 
 }  // namespace wg
@@ -307,9 +322,14 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
         const int step = kbeg + it, gi = g + it, s = gi % STAGES, g0 = step * KS;
         const u32 wcur = wq[q];
+        // AREG 2: the first stage of a copy group also waits for the group's last slot (consumers
+        // release stages in order, so that one's phase means the whole group's)
+        const int copied = (AREG == 2 && it % P::CS == 0) ? min(P::CS, nsteps - it) : 0;
+        if (P::CS > 1 && copied > 0 && gi + copied - 1 >= STAGES)
+          mbar_wait(&empty[(gi + copied - 1) % STAGES], (((gi + copied - 1) / STAGES) & 1) ^ 1);
         if (gi >= STAGES) mbar_wait(&empty[s], ((gi / STAGES) & 1) ^ 1);
         if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
-          mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + P::A + (AREG == 2 ? P::M : 0));
+          mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + (AREG == 2 ? copied * (P::A + P::M) : P::A));
           if (TMA_X && !VNM_WG_SKIP_B) {
             if constexpr (CLUSTER > 1) {  // this CTA's 1/CLUSTER of the tokens, into every CTA's stage s
               const int part = static_cast<int>(cluster_rank()) * (BN / CLUSTER);
@@ -320,12 +340,12 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
             }
           }
           if (!AREG) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
-          if (AREG == 2) {  // the fragment image's blocks of this stage: 4 KB of A, 512 B of metadata each
+          if (AREG == 2 && copied > 0) {  // the fragment image's blocks of `copied` stages: 4 KB of A, 512 B of metadata each
 #pragma unroll
             for (int b = 0; b < BM / 64; ++b) {
               const size_t blk = frag_block(row0 / 64 + b, step);
-              bulk_copy(sA + s * P::A + b * 4096, reinterpret_cast<const u32*>(values) + blk * 1024, 4096, &full[s]);
-              bulk_copy(sM + s * P::M + b * 512, reinterpret_cast<const u32*>(meta) + blk * 128, 512, &full[s]);
+              bulk_copy(sA + P::a_at(s, b), reinterpret_cast<const u32*>(values) + blk * 1024, copied * 4096, &full[s]);
+              bulk_copy(sM + P::m_at(s, b), reinterpret_cast<const u32*>(meta) + blk * 128, copied * 512, &full[s]);
             }
           }
           if (AREG == 1 && VNM_WG_AREG_PREFETCH > 0 && step + VNM_WG_AREG_PREFETCH < kend) {
@@ -481,13 +501,13 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           acquire_stage(g + it);
 #pragma unroll
           for (int b = 0; b < MB; ++b) {
-            const unsigned char* ab = sA + s * P::A + (MB * cw + b) * 4096 + wt * 16;
+            const unsigned char* ab = sA + P::a_at(s, MB * cw + b) + wt * 16;
 #pragma unroll
             for (int ks = 0; ks < 2; ++ks) {
               const uint4 w = *reinterpret_cast<const uint4*>(ab + ks * 2048);
               a[b][ks][0] = w.x; a[b][ks][1] = w.y; a[b][ks][2] = w.z; a[b][ks][3] = w.w;
             }
-            const uint2 m2 = *reinterpret_cast<const uint2*>(sM + s * P::M + (MB * cw + b) * 512 + wc * 8);
+            const uint2 m2 = *reinterpret_cast<const uint2*>(sM + P::m_at(s, MB * cw + b) + wc * 8);
             e[b][0] = m2.x; e[b][1] = m2.y;
           }
         };
