@@ -56,17 +56,17 @@ SPLITS = None  # knob SPLITS=0,1,2 (0: the path's own choice)
 
 def parse_tile(name):
     """A tile of W.ALL_TILES or K.TILES by name, else a WgTile spelled as one (wg128x64s6t1: any
-    stage count of a tile shape; compiled on demand)."""
+    stage count of a tile shape; g4: 4 stages per copy; compiled on demand)."""
     import re
     known = {str(t): t for t in W.ALL_TILES + K.TILES}
     if name in known:
         return known[name]
-    f = re.fullmatch(r"wg(\d+)x(\d+)s(\d+)(?:([tr])(\d))?(p)?(?:c(\d))?", name)
+    f = re.fullmatch(r"wg(\d+)x(\d+)s(\d+)(?:([tr])(\d))?(p)?(?:c(\d))?(?:g(\d+))?", name)
     if f is None:
         raise SystemExit(f"unknown tile {name}")
-    bm, bn, stages, kind, mb, persistent, cluster = f.groups()
+    bm, bn, stages, kind, mb, persistent, cluster, copy_steps = f.groups()
     return W.WgTile(int(bm), int(bn), int(stages), int(mb or 1), kind is not None, kind == "t", persistent is not None,
-                    int(cluster or 1))
+                    int(cluster or 1), int(copy_steps or 1))
 
 
 def set_defines(defines):

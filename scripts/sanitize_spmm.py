@@ -29,6 +29,8 @@ CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (1000, 4104, 16, "2:4", torch.float16, True, None),  # staged 16-token tile (v62), K splits
     (701, 2056, 29, "2:4", torch.bfloat16, False, None),  # staged 32-token tile, ragged R and T
     (11000, 1032, 24, "2:4", torch.bfloat16, True, None),  # 86 row tiles: the 64-row staged tile (v72)
+    (1030, 4100, 20, "128:2:8", torch.bfloat16, True, 2),  # grouped copies (v100): 17 steps a split, a partial group
+    (300, 4100, 50, "64:2:8", torch.float16, False, 1),  # ... the 64-row grouped tile, ragged R
 ]
 
 ap = argparse.ArgumentParser()

@@ -143,7 +143,7 @@ def test_sass_has_sparse_hgmma_and_register_split(dtype, tmp_path):
 
 
 def test_tiles_fit_shared_memory():
-    for tile in W.TILES + W.SMEM_A_TILES + W.STAGED_TILES:
+    for tile in W.TILES + W.SMEM_A_TILES + W.STAGED_TILES + tuple(W.GROUPED_TILES.values()):
         assert tile.smem_bytes <= 232448, tile  # 227 KB per-CTA opt-in limit
         assert tile.ctas_per_sm * (tile.smem_bytes + 1024) <= W.SMEM_PER_SM, tile
         assert tile.stages >= 3
@@ -176,6 +176,18 @@ def test_tile_choice():
     # plain 2:4 at T <= 64: the staged tiles, as narrow as T where X comes by TMA
     assert [W.choose_tile(t, 4096, 128, 132, m=4, tma_x=True).bn for t in (9, 16, 17, 32, 33, 64)] == [16, 16, 32, 32, 64, 64]
     assert {W.choose_tile(t, 4096, 128, 132, m=4).bn for t in (9, 16, 32, 64)} == {64}
+    # gathered decode tiles copy 4 stages at a time where a CTA runs >= GROUPED_MIN_STEPS steps
+    for bm in (64, 128):
+        r1, g4 = W.TILE_TABLE[(bm, 64)], W.GROUPED_TILES[bm]
+        assert g4.copy_steps == 4 and (g4.bm, g4.bn, g4.staged) == (bm, 64, True) and g4.splittable
+        assert W.grouped(r1, W.GROUPED_MIN_STEPS, True) == g4
+        assert W.grouped(r1, W.GROUPED_MIN_STEPS - 1, True) == r1 and W.grouped(r1, 32, False) == r1
+        assert W.grouped(W.TILE_TABLE[(bm, 128)], 32, True) == W.TILE_TABLE[(bm, 128)]
+    assert str(W.GROUPED_TILES[128]) == "wg128x64s12t1g4" and W.GROUPED_TILES[128].name(torch.bfloat16, True, True).endswith(
+        ", 1, 2, false, 1, 4>")
+    for bad in (dict(stages=10), dict(stages=4), dict(persistent=True), dict(staged=False)):
+        with pytest.raises(ValueError, match="copy_steps"):
+            W.WgTile(**{**dict(bm=128, bn=64, stages=12, a_regs=True, staged=True, copy_steps=4), **bad})
     # ... in 64 rows where 128-row tiles number between half the SMs and all of them (LLaMA gate/up)
     assert [W.choose_tile(t, 11008, 128, 132, m=4, tma_x=True) for t in (16, 32, 64)] == [W.STAGED_2_4_HALF[n] for n in (16, 32, 64)]
     assert W.choose_tile(64, 11008, 128, 132, m=4) == W.STAGED_2_4 and W.choose_tile(64, 4096, 128, 132, m=4, tma_x=True) == W.STAGED_2_4
@@ -346,7 +358,7 @@ def test_x_by_tma(tile):
 
 @pytest.mark.gpu
 @needs_sm90a
-@pytest.mark.parametrize("tile", W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES, ids=str)
+@pytest.mark.parametrize("tile", W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES + tuple(W.GROUPED_TILES.values()), ids=str)
 def test_every_tile(tile):
     """Every tile (A and metadata from the fragment image into registers, v21): gathered and plain
     2:4 (X^T and X by TMA; a tile without an X^T variant refuses it), ragged R, K and T, both
@@ -730,7 +742,7 @@ def test_autotune_candidates(monkeypatch):
         W._tuned(torch.zeros(8, 64), values, None, cols, None, 256, 2048, 64, 8, 8, 132, direct)
     fits = {t for t in W.TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES + W.STAGED_2_4_TILES if t.fits_frag_image(256)}
     assert set(seen["wgmma_sp_tma"]) == fits and W.CLUSTER_TILES[0] in fits  # not the 4-CTA clusters at R = 256
-    assert set(seen["wgmma_sp"]) == {t for t in W.TILES + W.PERSISTENT_TILES if t.bm == 64}  # V = 64
+    assert set(seen["wgmma_sp"]) == {t for t in W.TILES + W.PERSISTENT_TILES if t.bm == 64} | {W.GROUPED_TILES[64]}  # V = 64
     # split candidates count the image's stages (not stages / KS)
     assert split_fns["wgmma_sp_tma"](W.STAGED_2_4) == W.choose_splits(W.STAGED_2_4, 8, 256, 80, 132) > 1
 

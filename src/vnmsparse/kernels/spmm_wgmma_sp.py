@@ -40,6 +40,13 @@ class WgTile:
     staged: bool = False  # ... passing through the shared-memory ring by bulk copy (v22), not by LDG
     persistent: bool = False  # a grid of what fits at once, each CTA looping over tiles (v24)
     cluster: int = 1  # row tiles per cluster sharing X by TMA multicast (plain 2:4 by TMA only, v25)
+    copy_steps: int = 1  # staged: ring stages per bulk copy of the fragment image (v100, GROUPED_TILES)
+
+    def __post_init__(self):
+        if self.copy_steps > 1 and not (self.staged and not self.persistent and self.stages % self.copy_steps == 0
+                                        and self.stages >= 2 * self.copy_steps):
+            raise ValueError(f"copy_steps = {self.copy_steps} needs a staged, non-persistent tile whose ring holds "
+                             f"two or more whole groups (stages = {self.stages})")
 
     @property
     def consumers(self) -> int:
@@ -69,15 +76,18 @@ class WgTile:
         args = (_CTYPE[dtype], self.bm, self.bn, self.stages, _b(has_cols), _b(split), _b(tma_x))
         if self.a_regs or self.persistent or self.cluster > 1:
             args += (self.mb, 2 if self.staged else 1 if self.a_regs else 0)
-        if self.persistent or self.cluster > 1:
+        if self.persistent or self.cluster > 1 or self.copy_steps > 1:
             args += (_b(self.persistent),)
-        if self.cluster > 1:
+        if self.cluster > 1 or self.copy_steps > 1:
             args += (self.cluster,)
+        if self.copy_steps > 1:
+            args += (self.copy_steps,)
         return "vnm::spmm_wgmma_sp<" + ", ".join(str(a) for a in args) + ">"
 
     def __str__(self) -> str:
         return (f"wg{self.bm}x{self.bn}s{self.stages}" + ((f"t{self.mb}" if self.staged else f"r{self.mb}") if self.a_regs else "")
-                + ("p" if self.persistent else "") + (f"c{self.cluster}" if self.cluster > 1 else ""))
+                + ("p" if self.persistent else "") + (f"c{self.cluster}" if self.cluster > 1 else "")
+                + (f"g{self.copy_steps}" if self.copy_steps > 1 else ""))
 
     @property
     def x_by_tma_only(self) -> bool:
@@ -154,7 +164,14 @@ PERSISTENT_TILES = tuple(dataclasses.replace(t, persistent=True) for t in TILES)
 # into shared memory with X multicast over 4 (v55); NOTES v58: slower but for one shape.)
 CLUSTER_TILES = (WgTile(128, 256, 6, 1, True, cluster=2), WgTile(128, 128, 10, 1, True, cluster=2),
                  WgTile(128, 256, 6, 1, True, persistent=True, cluster=2), WgTile(128, 256, 6, 1, True, cluster=4))
-ALL_TILES = TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES  # every tile (tests, A/B runs)
+# v100-v101 (NOTES): the staged decode tiles with 4 ring stages per bulk copy, for gathered patterns
+# at T = 9-64 where a CTA runs >= GROUPED_MIN_STEPS steps (four copy groups; fewer lost: 4096^2
+# 128:2:16 at 4 steps +6%). LLaMA gate/up 128:2:8 T = 16 / 64 13.6 / 13.9 -> 12.5 / 12.5 us,
+# down 12.8 / 14.7 -> 12.2 / 13.9, gate/up 64:2:8 15.1 / 14.4 -> 14.1 / 13.6 (against the r1 tiles).
+GROUPED_TILES = {128: WgTile(128, 64, 12, 1, True, True, copy_steps=4), 64: WgTile(64, 64, 8, 1, True, True, copy_steps=4)}
+GROUPED_MIN_STEPS = 16
+ALL_TILES = (TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES
+             + tuple(GROUPED_TILES.values()))  # every tile (tests, A/B runs)
 
 
 def row_tile(v: int, m: int = 8) -> int | None:
@@ -227,6 +244,14 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
         if ntok > bn // 2 and row_tiles * -(-ntok // bn) >= sms * tile.ctas_per_sm:
             return prefill(tile)
     return TILE_TABLE[(bm, 128)]
+
+
+def grouped(tile: WgTile, per_split: int, gathered: bool) -> WgTile:
+    """The decode tile a gathered call runs: GROUPED_TILES' where each CTA has GROUPED_MIN_STEPS
+    steps or more (the same grid, so the same K splits), else ``tile``."""
+    if gathered and tile == TILE_TABLE.get((tile.bm, 64)) and per_split >= GROUPED_MIN_STEPS:
+        return GROUPED_TILES[tile.bm]
+    return tile
 
 
 def choose_splits(tile: WgTile, ntok: int, rows: int, steps: int, sms: int) -> int:
@@ -454,6 +479,7 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
     if tile is None and splits is None and autotune.enabled() and a_regs:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct)
+    chosen = tile is None
     tile = tile or choose_tile(ntok, r, v, sms, m, direct)
     if not a_regs and tile.a_regs:
         tile = SMEM_A_TABLE[(tile.bm, tile.bn)]
@@ -475,9 +501,11 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
         if splits > 1 or tile.cluster > 1:
             raise ValueError(f"tile {tile} with {splits} K splits cannot take {ntok} tokens (grid y > "
                              f"{spmm_mma_sp.MAX_GRID_Y}); the persistent tiles can")
-        tile = dataclasses.replace(tile, persistent=True)  # a 1-D grid of CTAs looping over tiles
+        tile = dataclasses.replace(tile, persistent=True, copy_steps=1)  # a 1-D grid of CTAs looping over tiles
     per_split = -(-steps // splits)
     splits = -(-steps // per_split)
+    if chosen:
+        tile = grouped(tile, per_split, cols is not None)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
     grid = tile.grid(r, ntok, splits, sms)
     xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn // tile.cluster)) if direct else jit.NO_TENSOR_MAP
@@ -513,7 +541,7 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     """(tile, splits) that autotune picks among the tiles fitting V: the default ones, persistent
     ones and, with X by TMA, the cluster and staged 2:4 ones (each won some shapes on the H200)."""
     steps = values.shape[1]  # the fragment image's (autotune runs on it only)
-    tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES + STAGED_2_4_TILES if direct else ())
+    tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES + STAGED_2_4_TILES if direct else tuple(GROUPED_TILES.values()))
              if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)]
     return autotune.tile_and_splits(
         "wgmma_sp_tma" if direct else "wgmma_sp", x, r, k, ntok, v, m, tiles,

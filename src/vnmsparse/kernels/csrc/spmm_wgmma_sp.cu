@@ -100,15 +100,6 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_COLUMN_LOOKAHEAD 8
 #endif
 
-// AREG 2: ring stages per bulk copy of the fragment image. A 64-row block's steps lie together in
-// the image, so COPY_STEPS stages of it come as one copy of COPY_STEPS x 4 KB (and one of its
-// metadata) on the first stage's full barrier; the stages of such a group lie together in the
-// ring, [group][64-row block][stage]. (The stream probe, NOTES v77: at 86 CTAs one 4 KB copy a
-// phase streamed ~1 TB/s, one 16 KB copy 3.6.)
-#ifndef VNM_WG_COPY_STEPS
-#define VNM_WG_COPY_STEPS 1
-#endif
-
 constexpr int KS = 16;         // groups per pipeline stage
 // Steps of a CTA's first tile prefetched into L2 before it waits for the previous kernel (PDL).
 // Few: the prefetch competes with the ring's own first copies for DRAM (H200 v83/v83b, 0 / 4 / 16 /
@@ -125,7 +116,13 @@ constexpr u32 IDENTITY_COLUMNS = 0x03020100u;  // m == 4: every group keeps colu
 // 1 = A and metadata from the fragment image in global memory into registers (v21); 2 = the
 // fragment image's blocks by bulk copy into the ring, then into registers by 16-byte shared loads
 // just before the wgmma (v22: as deep in flight as X, no register ring).
-template <int BM, int BN, int STAGES, int MB = 1, int AREG = 0, bool PERSIST = false>
+// CS (AREG 2): ring stages per bulk copy of the fragment image. A 64-row block's steps lie together
+// in the image, so CS stages of it come as one copy of CS x 4 KB (and one of its metadata) on the
+// first stage's full barrier; the stages of such a group lie together in the ring,
+// [group][64-row block][stage]. The stream probe (NOTES v77) streamed ~1 TB/s at 86 CTAs with one
+// 4 KB copy a phase, 3.6 with one of 16 KB; CS = 4 took LLaMA gate/up 128:2:8 at T = 16 from 15.3 to
+// 12.6 us (v100), and loses where a CTA has few steps (v101: 4096^2 2:16, 4 steps a split, +6%).
+template <int BM, int BN, int STAGES, int MB = 1, int AREG = 0, bool PERSIST = false, int CS = 1>
 struct Plan {
   static constexpr int NC = (BM / (64 * MB)) * 128;  // consumer threads (MB m64 blocks each)
   static constexpr int NT = NC + 128;                // + one producer warpgroup
@@ -154,12 +151,15 @@ struct Plan {
   static_assert(MB == 1 || AREG, "two m64 blocks per consumer only with A in registers");
   static_assert(AREG >= 0 && AREG <= 2, "AREG: 0 shared memory, 1 global to registers, 2 staged");
   static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256, "BN is the wgmma N");
-  // AREG 2: where block b's part of stage s lies in the A / metadata ring (groups of CS stages)
-  // (rings that hold no whole number of groups, and persistent tiles, copy a stage at a time)
-  static constexpr int CS = (AREG == 2 && !PERSIST && STAGES % VNM_WG_COPY_STEPS == 0) ? VNM_WG_COPY_STEPS : 1;
-  static_assert(VNM_WG_COPY_STEPS >= 1, "stages per copy");
-  static __device__ __forceinline__ int a_at(int s, int b) { return (s / CS * (BM / 64) + b) * CS * 4096 + s % CS * 4096; }
-  static __device__ __forceinline__ int m_at(int s, int b) { return (s / CS * (BM / 64) + b) * CS * 512 + s % CS * 512; }
+  static_assert(CS == 1 || (AREG == 2 && !PERSIST && STAGES % CS == 0 && STAGES / CS >= 2),
+                "grouped copies: the staged ring (AREG 2), one tile per CTA, two or more whole groups in the ring");
+  // AREG 2: where block b's part of stage s lies in the A / metadata ring
+  static __device__ __forceinline__ int a_at(int s, int b) {
+    return CS == 1 ? s * A + b * 4096 : (s / CS * (BM / 64) + b) * CS * 4096 + s % CS * 4096;
+  }
+  static __device__ __forceinline__ int m_at(int s, int b) {
+    return CS == 1 ? s * M + b * 512 : (s / CS * (BM / 64) + b) * CS * 512 + s % CS * 512;
+  }
 };
 
 }  // namespace wg
@@ -183,7 +183,7 @@ struct Plan {
 // Consumers load them a few stages ahead into a ring of register sets (VNM_WG_AREG_SETS). MB = 2 gives each
 // consumer two m64 blocks (a 256 x 128 tile: B is written once per 256 rows, not 128).
 template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, bool TMA_X, int MB = 1, int AREG = 0,
-          bool PERSIST = false, int CLUSTER = 1>
+          bool PERSIST = false, int CLUSTER = 1, int COPY_STEPS = 1>
 __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::NT,
                                   wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::CTAS_PER_SM)
     spmm_wgmma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   static_assert(CLUSTER == 1 || (TMA_X && !SPLIT && BM <= 128 && (CLUSTER == 2 || CLUSTER == 4)),
                 "X multicast over a cluster of row tiles: plain 2:4 by TMA, no K splits");
 #if VNM_HAS_WGMMA
-  using P = wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>;
+  using P = wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, COPY_STEPS>;
   using wg::KS;
   using wg::cp_async16_s;
   constexpr int NC = P::NC;
@@ -324,8 +324,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         const u32 wcur = wq[q];
         // AREG 2: the first stage of a copy group also waits for the group's last slot (consumers
         // release stages in order, so that one's phase means the whole group's)
-        const int copied = (AREG == 2 && it % P::CS == 0) ? min(P::CS, nsteps - it) : 0;
-        if (P::CS > 1 && copied > 0 && gi + copied - 1 >= STAGES)
+        const int copied = AREG != 2 ? 0 : COPY_STEPS == 1 ? 1 : it % COPY_STEPS == 0 ? min(COPY_STEPS, nsteps - it) : 0;
+        if (COPY_STEPS > 1 && copied > 0 && gi + copied - 1 >= STAGES)
           mbar_wait(&empty[(gi + copied - 1) % STAGES], (((gi + copied - 1) / STAGES) & 1) ^ 1);
         if (gi >= STAGES) mbar_wait(&empty[s], ((gi / STAGES) & 1) ^ 1);
         if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
