@@ -7,6 +7,6 @@ source "$(dirname "$0")/../gpu_lib.sh"
 export PYTHONPATH=$PYTHONPATH:$PWD/scripts
 checks 300 120 tests/test_spmm_wgmma_sp.py tests/test_spmm_mma_sp.py tests/test_ops.py tests/test_nn.py || exit 1
 S=""; for t in 16 64; do for d in 11008x4096 4096x11008; do S="$S,${d}x$t:128:2:8,${d}x$t:128:2:16,${d}x$t:64:2:8,${d}x$t:2:4"; done; done
-timeout 120 python scripts/ab_wgmma.py PATH=auto,auto --shapes "${S#,}" 2>&1 | grep -v Warn | tee "$OUT/ab_v102_auto.txt"
+timeout 120 python scripts/ab_wgmma.py GROUPED_MIN_STEPS=16,9999,16,9999 --path auto --shapes "${S#,}" 2>&1 | grep -v Warn | tee "$OUT/ab_v102_auto.txt"
 quick_grid 220 h200_v102; rm -f "$OUT/bench.txt"
 echo "total ${SECONDS}s"
