@@ -59,6 +59,8 @@ def parse_tile(name):
     stage count of a tile shape; g4: 4 stages per copy; compiled on demand)."""
     import re
     known = {str(t): t for t in W.ALL_TILES + K.TILES}
+    if name == "auto":  # the path's own choice
+        return None
     if name in known:
         return known[name]
     f = re.fullmatch(r"wg(\d+)x(\d+)s(\d+)(?:([tr])(\d))?(p)?(?:c(\d))?(?:g(\d+))?", name)
@@ -76,9 +78,11 @@ def set_defines(defines):
 
 
 def run(sets, r, k, cfg, i):
-    x, _, vw = sets[i % len(sets)]
+    x, w, vw = sets[i % len(sets)]
     if BETWEEN:
         x.mul_(1.0)
+    if PATH == "dense":  # cuBLAS on the masked dense weight
+        return torch.nn.functional.linear(x, w)
     if PATH == "auto":
         return vs.spmm(x, vw)
     if PATH == "wgmma_sp":
@@ -124,7 +128,7 @@ def main():
     ap.add_argument("knob", help="MACRO=v1,v2,...")
     ap.add_argument("--shapes", default=DEFAULT_SHAPES, help="RxKxT:V:2:M, comma-separated")
     ap.add_argument("--define", action="append", default=[], help="MACRO=v held fixed in every run")
-    ap.add_argument("--path", default="wgmma_sp", choices=("wgmma_sp", "mma_sp", "mma_sp_ws", "auto"))
+    ap.add_argument("--path", default="wgmma_sp", choices=("wgmma_sp", "mma_sp", "mma_sp_ws", "auto", "dense"))
     ap.add_argument("--between", type=int, default=0, help="1: a torch kernel rewrites x before each call")
     args = ap.parse_args()
     global PATH, TILE, SPLITS, BETWEEN
