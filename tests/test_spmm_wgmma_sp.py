@@ -163,8 +163,8 @@ def test_tile_choice():
             for rows in (64, 260, 4096, 11008):
                 tile = W.choose_tile(t, rows, v, 132)
                 assert tile in W.TILES and v % tile.bm == 0
-                if t <= 64:
-                    assert tile.bn == 64
+                if t <= 64 or -(-rows // tile.bm) * -(-t // 128) <= 66:  # (mid T on few rows: v103)
+                    assert tile.bn == 64 and tile.splittable
     assert W.choose_tile(8192, 4096, 128, 132).bn == 256
     # one wave of 128 x 256 tiles over two of 128 x 128 (BERT FFN2, T = 4096), not over one of them
     assert W.choose_tile(4096, 1024, 128, 132, m=4).bn == 256 and W.choose_tile(2048, 1024, 128, 132, m=4).bn == 128
@@ -176,6 +176,12 @@ def test_tile_choice():
     # plain 2:4 at T <= 64: the staged tiles, as narrow as T where X comes by TMA
     assert [W.choose_tile(t, 4096, 128, 132, m=4, tma_x=True).bn for t in (9, 16, 17, 32, 33, 64)] == [16, 16, 32, 32, 64, 64]
     assert {W.choose_tile(t, 4096, 128, 132, m=4).bn for t in (9, 16, 32, 64)} == {64}
+    # mid T: the decode tiles where the prefill tile's grid would leave half the SMs idle
+    assert W.choose_tile(128, 4096, 128, 132) == W.TILE_TABLE[(128, 64)]  # 32 CTAs of 128 x 128
+    assert W.choose_tile(256, 4096, 128, 132, m=4, tma_x=True) == W.STAGED_2_4  # 64
+    assert W.choose_tile(512, 4096, 128, 132).bn == 128  # 128 CTAs
+    assert W.choose_tile(128, 11008, 128, 132).bn == 128  # LLaMA gate/up: 86 row tiles
+    assert W.choose_tile(1024, 1024, 128, 132, m=16) == W.TILE_TABLE[(128, 64)]  # 64 CTAs
     # gathered decode tiles copy 4 stages at a time where a CTA runs >= GROUPED_MIN_STEPS steps
     for bm in (64, 128):
         r1, g4 = W.TILE_TABLE[(bm, 64)], W.GROUPED_TILES[bm]

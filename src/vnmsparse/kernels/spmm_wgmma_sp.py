@@ -210,26 +210,40 @@ PERSISTENT_MIN_M = 64
 WIDE_TILE_COST = 1.4
 
 
+MID_T_DECODE_TILES = True  # (A/B switch: False keeps the prefill tiles at every T > 64, as before v103)
+
+
 def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x: bool = False) -> WgTile:
     """Decode (T <= 64) gets bn = 64 (plain 2:4 a staged tile: STAGED_2_4, or with X by TMA the
     narrowest of STAGED_2_4_NARROW that holds T, in 64 rows where STAGED_2_4_HALF says).
     Otherwise, with non-persistent 128-row tiles, the token tile (128 or 256) whose waves of CTAs
     cost least (WIDE_TILE_COST: so one wave of 128 x 256 tiles beats two of 128 x 128, v24c: BERT
     FFN2 at T = 4096 took 54.6 us with 256 tiles of 128 x 128, where 128 tiles of 128 x 256 take
-    ~38, h200_v27: 35.7); else the widest that gives every SM a CTA."""
+    ~38, h200_v27: 35.7); else the widest that gives every SM a CTA. Past 64 tokens, where that
+    tile's grid would leave half the SMs idle, the decode tile (with K splits) instead."""
     bm = row_tile(v, m)
     if bm is None:
         raise ValueError(f"the wgmma.sp kernel needs V % 64 == 0 (or M = 4), got V = {v}")
     row_tiles = -(-rows // bm)
-
-    def prefill(tile):
-        return dataclasses.replace(tile, persistent=True) if m >= PERSISTENT_MIN_M else tile
-
     if ntok <= 64:
         if m != 4:
             return TILE_TABLE[(bm, 64)]
         tile = next((t for t in STAGED_2_4_NARROW if tma_x and ntok <= t.bn), STAGED_2_4)
         return STAGED_2_4_HALF[tile.bn] if tma_x and sms // 2 < row_tiles < sms else tile
+    tile = _prefill_tile(ntok, row_tiles, bm, m, sms)
+    # v103: a prefill tile that leaves half the SMs or more idle (mid T on few rows) gives way to
+    # the decode tiles, whose K splits fill the GPU: 4096^2 2:4 T = 128 24.8 -> 15.0 us, 1024 x 4096
+    # 2:4 T = 512 23.4 -> 13.1, 4096 x 11008 128:2:8 T = 256 41.1 -> 29.1 (the grouped tile); LLaMA
+    # gate/up's 86 row tiles keep the prefill tile (T = 128: 28.4 against 40.5).
+    if MID_T_DECODE_TILES and row_tiles * -(-ntok // tile.bn) <= sms // 2:
+        return choose_tile(64, rows, v, sms, m, tma_x)
+    return tile
+
+
+def _prefill_tile(ntok: int, row_tiles: int, bm: int, m: int, sms: int) -> WgTile:
+    def prefill(tile):
+        return dataclasses.replace(tile, persistent=True) if m >= PERSISTENT_MIN_M else tile
+
     # Waves do not apply to persistent tiles (each CTA loops; h200_v27: at 2:128 the cost pick of
     # 128 x 128 ran gate/up 10-15% slower than 128 x 256), so they keep the widest that fills the SMs.
     if bm == 128 and m < PERSISTENT_MIN_M:
