@@ -507,11 +507,14 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
         raise ValueError(f"tile {tile} reads past the fragment image ({values.shape[0] * 64} rows for R = {r})")
     gp = values.shape[1] * (KS if a_regs else 1)
     steps = gp // KS
-    if splits is None:
+    splits_given = splits is not None
+    if not splits_given:
         splits = choose_splits(tile, ntok, r, steps, sms)
     if splits > 1 and not tile.splittable:
         raise ValueError(f"split-K needs a bn = 64 tile, got {tile}")
     if tile.grid(r, ntok, splits, sms)[1] > spmm_mma_sp.MAX_GRID_Y:  # one tile per CTA over too many token tiles
+        if not splits_given:
+            splits = 1  # (its own choice: the persistent form has none)
         if splits > 1 or tile.cluster > 1:
             raise ValueError(f"tile {tile} with {splits} K splits cannot take {ntok} tokens (grid y > "
                              f"{spmm_mma_sp.MAX_GRID_Y}); the persistent tiles can")
