@@ -15,7 +15,7 @@ gpt3               one GPT-3 175B layer (HF GPT2Model, 1 layer, d 12288, 96 head
 llama-prefill      LLaMA-7B-shaped decoder (``--llama-layers`` layers, d 4096, FFN 11008, 32
                    heads, vocab 32000, dense LM head), prefill of 1 x 2048 tokens into a KV cache
 llama-decode       the same model, one decode step at a context of 512 tokens (static KV cache),
-                   batch 1 and batch 8: tokens/s
+                   batch 1, 8 and 128 (a serving batch: its Linears run at T = 128): tokens/s
 =================  ==========================================================================
 
 Method: random V:N:M (or 2:4) masks on the blocks' Linear weights (embeddings, LM head and
@@ -278,7 +278,7 @@ def model_specs(args) -> list:
         llama.append(Workload("llama-prefill", 1, 32 if tiny else 2048, "prefill"))
     if "llama-decode" in want:
         ctx = 16 if tiny else 512
-        llama += [Workload("llama-decode", b, ctx, "decode") for b in (1, 8)]
+        llama += [Workload("llama-decode", b, ctx, "decode") for b in ((1, 8) if tiny else (1, 8, 128))]
     if llama:
         label = f"LLaMA-7B-shaped, {args.llama_layers} layers" if not tiny else "LLaMA (tiny)"
         specs.append(ModelSpec("llama", label, lambda: build_llama(tiny, args.llama_layers), llama, _blocks_only))
