@@ -76,15 +76,13 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
             check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits, tma_x=tma),
                   f"splits={splits} wgmma tma_x={tma}")
         # the 256 x 128 tiles (two m64 blocks per consumer) and v22's staged fragment image
-        extra = [t2 for t2 in W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES + W.FOUR_WG_TILES
+        extra = [t2 for t2 in W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES
                  if t2.bn >= 128 and (cfg.m == 4 or cfg.v % t2.bm == 0)
                  and t2.fits_frag_image(r) and str(t2).endswith(ONLY or str(t2))]
         sms, W._sms = W._sms, (lambda index: 2)  # persistent tiles: a 2-SM grid, many tiles per CTA
         for tile in extra if splits is None and t > 64 else ():
             tma = cfg.m == 4 and W.x_direct(x, False)
             if (tile.mb == 2 or tile.cluster > 1) and (cfg.m != 4 or ((tile.staged or tile.cluster > 1) and not tma)):
-                continue
-            if tile.x_by_tma_only and not (cfg.m == 4 and tma):
                 continue
             for W.EPI_TMA in (False, True) if tile.persistent else (False,):  # Y by TMA stores too (v29)
                 check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=tile, tma_x=tma),

@@ -143,7 +143,7 @@ def test_sass_has_sparse_hgmma_and_register_split(dtype, tmp_path):
 
 
 def test_tiles_fit_shared_memory():
-    for tile in W.TILES + W.SMEM_A_TILES + W.STAGED_TILES + tuple(W.GROUPED_TILES.values()) + W.FOUR_WG_TILES:
+    for tile in W.TILES + W.SMEM_A_TILES + W.STAGED_TILES + tuple(W.GROUPED_TILES.values()):
         assert tile.smem_bytes <= 232448, tile  # 227 KB per-CTA opt-in limit
         assert tile.ctas_per_sm * (tile.smem_bytes + 1024) <= W.SMEM_PER_SM, tile
         assert tile.stages >= 3
@@ -364,8 +364,7 @@ def test_x_by_tma(tile):
 
 @pytest.mark.gpu
 @needs_sm90a
-@pytest.mark.parametrize("tile", W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES + tuple(W.GROUPED_TILES.values()) + W.FOUR_WG_TILES,
-                         ids=str)
+@pytest.mark.parametrize("tile", W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES + tuple(W.GROUPED_TILES.values()), ids=str)
 def test_every_tile(tile):
     """Every tile (A and metadata from the fragment image into registers, v21): gathered and plain
     2:4 (X^T and X by TMA; a tile without an X^T variant refuses it), ragged R, K and T, both

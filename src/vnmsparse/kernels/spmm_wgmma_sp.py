@@ -92,9 +92,8 @@ class WgTile:
     @property
     def x_by_tma_only(self) -> bool:
         """No X^T variant: clusters multicast X by TMA; the staged 256 x 128 one spilled with X^T;
-        token tiles under 64 (the gathered B image is 64-token slabs); four consumer warpgroups (the
-        producer keeps 24 registers: TMA issue only)."""
-        return self.cluster > 1 or (self.staged and self.mb == 2) or self.bn < 64 or self.consumers == 4
+        token tiles under 64 (the gathered B image is 64-token slabs)."""
+        return self.cluster > 1 or (self.staged and self.mb == 2) or self.bn < 64
 
     @property
     def splittable(self) -> bool:
@@ -171,13 +170,8 @@ CLUSTER_TILES = (WgTile(128, 256, 6, 1, True, cluster=2), WgTile(128, 128, 10, 1
 # down 12.8 / 14.7 -> 12.2 / 13.9, gate/up 64:2:8 15.1 / 14.4 -> 14.1 / 13.6 (against the r1 tiles).
 GROUPED_TILES = {128: WgTile(128, 64, 12, 1, True, True, copy_steps=4), 64: WgTile(64, 64, 8, 1, True, True, copy_steps=4)}
 GROUPED_MIN_STEPS = 16
-# v110 (NOTES v109): plain 2:4 prefill in 256 x 128 tiles of four consumer warpgroups (m64n128
-# each, 640 threads), so that a stage's fill bytes per MAC drop 20% against 128 x 256 (1/64 against
-# 1/51 B per MAC per k). Staged (A through the ring): with A in registers the consumers' ~112
-# registers hold too few sets (v21's two-block 256 x 128 lost 10-20% that way). Opt-in, A/B only.
-FOUR_WG_TILES = (WgTile(256, 128, 6, 1, True, True),)
 ALL_TILES = (TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES
-             + tuple(GROUPED_TILES.values()) + FOUR_WG_TILES)  # every tile (tests, A/B runs)
+             + tuple(GROUPED_TILES.values()))  # every tile (tests, A/B runs)
 
 
 def row_tile(v: int, m: int = 8) -> int | None:

@@ -147,8 +147,7 @@ struct Plan {
   // Two CTAs per SM where a consumer fits in 128 registers (one warpgroup, N <= 128).
   static constexpr int CTAS_PER_SM = (BM == 64 && BN <= 128) ? 2 : 1;
   static_assert(STAGES >= 2, "one stage in the math, one being filled");
-  static_assert(BM / MB == 64 || BM / MB == 128 || (BM == 256 && MB == 1 && AREG >= 1),
-                "64 x MB rows per consumer warpgroup, one or two of them (or four: 256 rows, A not by TMA)");
+  static_assert(BM / MB == 64 || BM / MB == 128, "64 x MB rows per consumer warpgroup, one or two of them");
   static_assert(MB == 1 || AREG, "two m64 blocks per consumer only with A in registers");
   static_assert(AREG >= 0 && AREG <= 2, "AREG: 0 shared memory, 1 global to registers, 2 staged");
   static_assert(BN == 16 || BN == 32 || BN == 64 || BN == 128 || BN == 256, "BN is the wgmma N");
@@ -204,18 +203,15 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   constexpr int NC = P::NC;
   // Register budget per role: entry cap = 65536 / (NT * CTAS_PER_SM); the producer gives back,
   // the consumers take: 128*72 + 256*216 = 384*168 (BM = 128), 128*72 + 128*184 = 256*128
-  // (BM = 64, two CTAs per SM), 128*24 + 512*112 = 640*96 (four consumer warpgroups, BM = 256:
-  // the producer only issues copies). Measured (NOTES v17): 88/208 and 56/224 are 5-16% slower on
+  // (BM = 64, two CTAs per SM). Measured (NOTES v17): 88/208 and 56/224 are 5-16% slower on
   // gathered shapes; the row-wise gather of v4 spilled at 40 and 56. BM = 64, BN = 256
   // (one CTA of 256 threads per SM) needs no reallocation: its entry count already covers the
   // consumer (ptxas reports it), so only the producer shrinks (an .inc to at most the current
   // count would be ill-formed).
-  // AREG 1 + TMA_X: one TMA per stage; four consumer warpgroups (X by TMA only) leave the producer the minimum
-  constexpr int PRODUCER_REGS = NC == 512 ? 24 : (AREG == 1 && TMA_X) ? 56 : VNM_WG_PRODUCER_REGS;
-  static_assert(NC < 512 || TMA_X, "four consumer warpgroups: X by TMA (a gathering producer needs its registers)");
+  constexpr int PRODUCER_REGS = (AREG == 1 && TMA_X) ? 56 : VNM_WG_PRODUCER_REGS;  // AREG 1 + TMA_X: one TMA per stage
   constexpr int ENTRY_REGS = (65536 / (P::NT * P::CTAS_PER_SM)) & ~7;  // what __launch_bounds__ grants
   constexpr int CONSUMER_REGS =
-      (NC >= 256 || P::CTAS_PER_SM == 2) ? ((P::NT / 128 * ENTRY_REGS - PRODUCER_REGS) / (NC / 128)) & ~7 : 0;
+      (NC == 256 || P::CTAS_PER_SM == 2) ? ((P::NT / 128 * ENTRY_REGS - PRODUCER_REGS) / (NC / 128)) & ~7 : 0;
   static_assert(CONSUMER_REGS == 0 || (CONSUMER_REGS >= ENTRY_REGS && CONSUMER_REGS <= 256), "setmaxnreg range");
 
   extern __shared__ __align__(1024) unsigned char smem_raw[];
