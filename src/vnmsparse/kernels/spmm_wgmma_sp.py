@@ -210,6 +210,10 @@ PERSISTENT_MIN_M = 64
 WIDE_TILE_COST = 1.4
 
 
+# Experiment: an int64 [4, 256] CUDA tensor that builds with VNM_WG_TRACE=1 record stage clocks into
+# (the kernel's `partial` where there are no K splits; scripts/probes/trace_stages.py reads it).
+TRACE = None
+
 MID_T_DECODE_TILES = True  # (A/B switch: False keeps the prefill tiles at every T > 64, as before v103)
 
 
@@ -523,7 +527,7 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     splits = -(-steps // per_split)
     if chosen:
         tile = grouped(tile, per_split, cols is not None)
-    partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
+    partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else TRACE
     grid = tile.grid(r, ntok, splits, sms)
     xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn // tile.cluster)) if direct else jit.NO_TENSOR_MAP
     epi_tma = EPI_TMA and tile.persistent and tile.mb == 1 and r % 8 == 0 and y.data_ptr() % 16 == 0

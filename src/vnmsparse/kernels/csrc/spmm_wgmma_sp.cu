@@ -64,6 +64,20 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #ifndef VNM_WG_SKIP_MMA
 #define VNM_WG_SKIP_MMA 0
 #endif
+// Experiment knob VNM_WG_TRACE=1: the CTA of tile (0, 0) of a launch without K splits records SM
+// clocks into `partial` (int64 [4][256], the host's spmm_wgmma_sp.TRACE): [0][g] the producer holds
+// ring stage g's slot (after its empty wait), [1][g] consumer thread 0 passed stage g's full barrier,
+// [2][g] it issued stage g's wgmma group and the previous group retired, [3][0] the CTA's start.
+// Results are unchanged; the stores cost a little time.
+#ifndef VNM_WG_TRACE
+#define VNM_WG_TRACE 0
+#endif
+#define VNM_WG_MARK(row, g)                                                                     \
+  do {                                                                                          \
+    if (VNM_WG_TRACE && !SPLIT && blockIdx.x == 0 && blockIdx.y == 0 && (g) < 256)              \
+      reinterpret_cast<long long*>(partial)[(row) * 256 + (g)] = clock64();                     \
+  } while (0)
+
 // Registers of the producer warpgroup after setmaxnreg (the consumers get the rest).
 #ifndef VNM_WG_PRODUCER_REGS
 #define VNM_WG_PRODUCER_REGS 72
@@ -254,6 +268,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   const int nsteps = kend - kbeg;
 
   if (tid == 0) {
+    VNM_WG_MARK(3, 0);
     // The first tile's first steps into L2 while an earlier kernel may still run (PDL)
     if (AREG > 0 && wg::PDL_PREFETCH_STEPS > 0 && first < ntiles) {
       const int ahead = min(nsteps, wg::PDL_PREFETCH_STEPS);
@@ -329,6 +344,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           mbar_wait(&empty[(gi + copied - 1) % STAGES], (((gi + copied - 1) / STAGES) & 1) ^ 1);
         if (gi >= STAGES) mbar_wait(&empty[s], ((gi / STAGES) & 1) ^ 1);
         if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
+          VNM_WG_MARK(0, gi);
           mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + (AREG == 2 ? copied * (P::A + P::M) : P::A));
           if (TMA_X && !VNM_WG_SKIP_B) {
             if constexpr (CLUSTER > 1) {  // this CTA's 1/CLUSTER of the tokens, into every CTA's stage s
@@ -527,7 +543,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         const size_t rb0 = block_of(tile);
         for_unrolled<NS>(nsteps, [&](int it, int q) {
           acquire_stage(g + it);
+          if (ct == 0) VNM_WG_MARK(1, g + it);
           issue(ar[q], er[q], (g + it) % STAGES);
+          if (ct == 0) VNM_WG_MARK(2, g + it);
           const int qf = (q + NS - 1) % NS;
           keep(ar[qf], er[qf]);
           if (it + NS - 1 < nsteps) load(ar[qf], er[qf], rb0, kbeg + it + NS - 1);
