@@ -162,7 +162,11 @@ def test_tile_choice():
         for t in (1, 7, 16, 33, 64, 65, 200, 1000, 4096, 65536):
             for rows in (64, 260, 4096, 11008):
                 tile = W.choose_tile(t, rows, v, 132)
-                assert tile in W.TILES and v % tile.bm == 0
+                assert v % tile.bm == 0
+                if t <= 32 and rows > 1024:  # V:2:M on the 16- and 32-token staged tiles (v114)
+                    assert tile == W.NARROW_TILES[(tile.bm, 16 if t <= 16 else 32)] and tile.splittable
+                    continue
+                assert tile in W.TILES
                 if t <= 64 or -(-rows // tile.bm) * -(-t // 128) <= 66:  # (mid T on few rows: v103)
                     assert tile.bn == 64 and tile.splittable
     assert W.choose_tile(8192, 4096, 128, 132).bn == 256
@@ -183,14 +187,17 @@ def test_tile_choice():
     assert W.choose_tile(128, 11008, 128, 132).bn == 128  # LLaMA gate/up: 86 row tiles
     assert W.choose_tile(1024, 1024, 128, 132, m=16) == W.TILE_TABLE[(128, 64)]  # 64 CTAs
     # gathered decode tiles copy 4 stages at a time where a CTA runs >= GROUPED_MIN_STEPS steps
-    for bm in (64, 128):
-        r1, g4 = W.TILE_TABLE[(bm, 64)], W.GROUPED_TILES[bm]
-        assert g4.copy_steps == 4 and (g4.bm, g4.bn, g4.staged) == (bm, 64, True) and g4.splittable
+    for (bm, bn), g4 in W.GROUPED_TILES.items():
+        r1 = W.TILE_TABLE[(bm, 64)] if bn == 64 else W.NARROW_TILES[(bm, bn)]
+        assert g4.copy_steps == 4 and (g4.bm, g4.bn, g4.staged) == (bm, bn, True) and g4.splittable
         assert W.grouped(r1, W.GROUPED_MIN_STEPS, True) == g4
         assert W.grouped(r1, W.GROUPED_MIN_STEPS - 1, True) == r1 and W.grouped(r1, 32, False) == r1
         assert W.grouped(W.TILE_TABLE[(bm, 128)], 32, True) == W.TILE_TABLE[(bm, 128)]
-    assert str(W.GROUPED_TILES[128]) == "wg128x64s12t1g4" and W.GROUPED_TILES[128].name(torch.bfloat16, True, True).endswith(
-        ", 1, 2, false, 1, 4>")
+    assert len(W.GROUPED_TILES) == 6 and str(W.GROUPED_TILES[(128, 64)]) == "wg128x64s12t1g4"
+    assert W.GROUPED_TILES[(128, 64)].name(torch.bfloat16, True, True).endswith(", 1, 2, false, 1, 4>")
+    # gathered T <= 8 leaves the decode kernel for the narrow tiles on large weights only
+    assert W.narrow_over_decode(8, 11008, 4096, 8) and W.narrow_over_decode(2, 4096, 11008, 16)
+    assert not W.narrow_over_decode(1, 11008, 4096, 8) and not W.narrow_over_decode(8, 4096, 4096, 8)
     for bad in (dict(stages=10), dict(stages=4), dict(persistent=True), dict(staged=False)):
         with pytest.raises(ValueError, match="copy_steps"):
             W.WgTile(**{**dict(bm=128, bn=64, stages=12, a_regs=True, staged=True, copy_steps=4), **bad})
@@ -739,7 +746,7 @@ def test_repeatable():
 
 def test_autotune_candidates(monkeypatch):
     """Autotune times the default, persistent and (X by TMA only) cluster tiles and the staged
-    2:4 ones that fit V."""
+    2:4 ones that fit V (gathered: the grouped and narrow staged ones)."""
     seen, split_fns = {}, {}
     monkeypatch.setattr(W.autotune, "tile_and_splits",
                         lambda kernel, *a: split_fns.setdefault(kernel, a[7]) and seen.setdefault(kernel, a[6]) and (None, None))
@@ -748,7 +755,7 @@ def test_autotune_candidates(monkeypatch):
         W._tuned(torch.zeros(8, 64), values, None, cols, None, 256, 2048, 64, 8, 8, 132, direct)
     fits = {t for t in W.TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES + W.STAGED_2_4_TILES if t.fits_frag_image(256)}
     assert set(seen["wgmma_sp_tma"]) == fits and W.CLUSTER_TILES[0] in fits  # not the 4-CTA clusters at R = 256
-    assert set(seen["wgmma_sp"]) == {t for t in W.TILES + W.PERSISTENT_TILES if t.bm == 64} | {W.GROUPED_TILES[64]}  # V = 64
+    assert set(seen["wgmma_sp"]) == {t for t in W.TILES + W.PERSISTENT_TILES if t.bm == 64} | {t for t in W.GROUPED_TILES.values() if t.bm == 64} | {W.NARROW_TILES[(64, 16)], W.NARROW_TILES[(64, 32)]}  # V = 64
     # split candidates count the image's stages (not stages / KS)
     assert split_fns["wgmma_sp_tma"](W.STAGED_2_4) == W.choose_splits(W.STAGED_2_4, 8, 256, 80, 132) > 1
 

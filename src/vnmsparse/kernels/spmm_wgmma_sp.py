@@ -91,9 +91,8 @@ class WgTile:
 
     @property
     def x_by_tma_only(self) -> bool:
-        """No X^T variant: clusters multicast X by TMA; the staged 256 x 128 one spilled with X^T;
-        token tiles under 64 (the gathered B image is 64-token slabs)."""
-        return self.cluster > 1 or (self.staged and self.mb == 2) or self.bn < 64
+        """No X^T variant: clusters multicast X by TMA; the staged 256 x 128 one spilled with X^T."""
+        return self.cluster > 1 or (self.staged and self.mb == 2)
 
     @property
     def splittable(self) -> bool:
@@ -168,7 +167,11 @@ CLUSTER_TILES = (WgTile(128, 256, 6, 1, True, cluster=2), WgTile(128, 128, 10, 1
 # at T = 9-64 where a CTA runs >= GROUPED_MIN_STEPS steps (four copy groups; fewer lost: 4096^2
 # 128:2:16 at 4 steps +6%). LLaMA gate/up 128:2:8 T = 16 / 64 13.6 / 13.9 -> 12.5 / 12.5 us,
 # down 12.8 / 14.7 -> 12.2 / 13.9, gate/up 64:2:8 15.1 / 14.4 -> 14.1 / 13.6 (against the r1 tiles).
-GROUPED_TILES = {128: WgTile(128, 64, 12, 1, True, True, copy_steps=4), 64: WgTile(64, 64, 8, 1, True, True, copy_steps=4)}
+# v114: the same for the gathered 16- and 32-token tiles (NARROW_TILES below): LLaMA gate/up
+# 128:2:8 T = 16 12.5 -> 10.7 us with copies of 4 stages against 12.5 with one.
+GROUPED_TILES = {(t.bm, t.bn): dataclasses.replace(t, stages=stages, copy_steps=4) for t, stages in (
+    (STAGED_TILES[0], 12), (STAGED_TILES[6], 8),  # 128 x 64, 64 x 64
+    (STAGED_TILES[2], 20), (STAGED_TILES[1], 16), (STAGED_TILES[8], 16), (STAGED_TILES[7], 12))}  # x 16, x 32
 GROUPED_MIN_STEPS = 16
 ALL_TILES = (TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES
              + tuple(GROUPED_TILES.values()))  # every tile (tests, A/B runs)
@@ -198,6 +201,19 @@ STAGED_2_4_NARROW = (STAGED_TILES[2], STAGED_TILES[1])
 # rows). Same token widths as STAGED_2_4 and STAGED_2_4_NARROW, X by TMA.
 STAGED_2_4_HALF = {64: STAGED_TILES[6], 32: STAGED_TILES[7], 16: STAGED_TILES[8]}
 STAGED_2_4_TILES = (STAGED_2_4,) + STAGED_2_4_NARROW + tuple(STAGED_2_4_HALF.values())
+# v114: V:2:M at T <= 32 on the same staged tiles, B gathered into 16- or 32-token stages
+# (wg::GatherB), where the 64-token tiles moved 2-4x the B bytes the tokens need and held fewer
+# stages: LLaMA gate/up 128:2:8 T = 16 / 32 12.6 / 12.4 -> 10.7 / 11.0 us, 64:2:8 T = 16 14.2 ->
+# 11.2, 4096^2 T = 16 8.2 -> 7.6; the 64-token tiles stay on weights of at most DECODE_FEW_ROWS
+# rows (1024 x 4096 T = 32 6.2 against 6.4). Keyed (bm, bn); GROUPED_TILES has their grouped forms.
+NARROW_TILES = {(t.bm, t.bn): t for t in STAGED_TILES if t.bn < 64}
+# ... and they take over from the one-launch decode kernel at T <= 8 on weights of at least
+# NARROW_DECODE_MIN_BYTES compact bytes from NARROW_DECODE_MIN_TOKENS tokens (T = 8: LLaMA down
+# 128:2:8 14.8 -> 11.6 us, gate/up 2:16 8.9 -> 7.7; 4096^2 2:8, 8.4 MB, 6.8 -> 7.5: the decode
+# kernel's one launch wins on small weights).
+NARROW_DECODE_MIN_BYTES = 10 * 2**20
+NARROW_DECODE_MIN_TOKENS = 2
+NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles and the decode kernel, as before v114)
 
 
 # From this M on, prefill tiles run persistent (v24 on the H200: 2:128 -7%, 2:64 -2%; at M <= 32
@@ -219,7 +235,8 @@ MID_T_DECODE_TILES = True  # (A/B switch: False keeps the prefill tiles at every
 
 def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x: bool = False) -> WgTile:
     """Decode (T <= 64) gets bn = 64 (plain 2:4 a staged tile: STAGED_2_4, or with X by TMA the
-    narrowest of STAGED_2_4_NARROW that holds T, in 64 rows where STAGED_2_4_HALF says).
+    narrowest of STAGED_2_4_NARROW that holds T, in 64 rows where STAGED_2_4_HALF says; V:2:M at
+    T <= 32 the narrowest of NARROW_TILES, but on weights of at most DECODE_FEW_ROWS rows).
     Otherwise, with non-persistent 128-row tiles, the token tile (128 or 256) whose waves of CTAs
     cost least (WIDE_TILE_COST: so one wave of 128 x 256 tiles beats two of 128 x 128, v24c: BERT
     FFN2 at T = 4096 took 54.6 us with 256 tiles of 128 x 128, where 128 tiles of 128 x 256 take
@@ -231,7 +248,8 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     row_tiles = -(-rows // bm)
     if ntok <= 64:
         if m != 4:
-            return TILE_TABLE[(bm, 64)]
+            narrow = NARROW_GATHERED and ntok <= 32 and rows > spmm_mma_sp.DECODE_FEW_ROWS
+            return NARROW_TILES[(bm, 16 if ntok <= 16 else 32)] if narrow else TILE_TABLE[(bm, 64)]
         tile = next((t for t in STAGED_2_4_NARROW if tma_x and ntok <= t.bn), STAGED_2_4)
         return STAGED_2_4_HALF[tile.bn] if tma_x and sms // 2 < row_tiles < sms else tile
     tile = _prefill_tile(ntok, row_tiles, bm, m, sms)
@@ -267,9 +285,16 @@ def _prefill_tile(ntok: int, row_tiles: int, bm: int, m: int, sms: int) -> WgTil
 def grouped(tile: WgTile, per_split: int, gathered: bool) -> WgTile:
     """The decode tile a gathered call runs: GROUPED_TILES' where each CTA has GROUPED_MIN_STEPS
     steps or more (the same grid, so the same K splits), else ``tile``."""
-    if gathered and tile == TILE_TABLE.get((tile.bm, 64)) and per_split >= GROUPED_MIN_STEPS:
-        return GROUPED_TILES[tile.bm]
+    key = (tile.bm, tile.bn)
+    if gathered and key in GROUPED_TILES and tile in (TILE_TABLE.get(key), NARROW_TILES.get(key)) and per_split >= GROUPED_MIN_STEPS:
+        return GROUPED_TILES[key]
     return tile
+
+
+def narrow_over_decode(ntok: int, rows: int, k: int, m: int) -> bool:
+    """Whether a gathered call of <= 8 tokens runs a NARROW_TILES tile rather than the decode kernel."""
+    return (NARROW_GATHERED and ntok >= NARROW_DECODE_MIN_TOKENS and rows > spmm_mma_sp.DECODE_FEW_ROWS
+            and rows * k * 4 // m >= NARROW_DECODE_MIN_BYTES)
 
 
 def choose_splits(tile: WgTile, ntok: int, rows: int, steps: int, sms: int) -> int:
@@ -481,10 +506,11 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     # 1-8 tokens: the one-launch decode kernel, on this same image (so compiled graphs, which keep
     # this layout for every T, run it too, and a model holds one image for prefill and decode);
     # not plain 2:4 with X by TMA, whose staged tile is faster at every T (v89, H200, T = 1-8:
-    # LLaMA shapes -8..-25%, 4096 x 11008 T = 8 20.5 -> 15.7 us; 1024 x 4096 -10..0%)
+    # LLaMA shapes -8..-25%, 4096 x 11008 T = 8 20.5 -> 15.7 us; 1024 x 4096 -10..0%), nor V:2:M
+    # where narrow_over_decode says (v114)
     plan = (spmm_mma_sp.preferred_decode_plan(x.device, ntok, r, k, v, m, x.dtype, image=True)
             if a_regs and tile is None and splits is None and tma_x is None and not (m == 4 and direct)
-            else None)
+            and not (cols is not None and narrow_over_decode(ntok, r, k, m)) else None)
     if plan is not None:
         spmm_mma_sp.spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image=True)
         return y.view(*x.shape[:-1], r)
@@ -540,7 +566,7 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
          xmap, amap, ymap),
         shared_mem=tile.smem_bytes, cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
     )
-    if partial is not None:
+    if splits > 1:
         spmm_mma_sp.reduce_splits(partial, bias, y, sms)
     return y.view(*x.shape[:-1], r)
 
@@ -560,9 +586,10 @@ def _token_chunks(x, x2, y, values, meta, cols, bias, r, k, v, m, tile, splits):
 
 def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     """(tile, splits) that autotune picks among the tiles fitting V: the default ones, persistent
-    ones and, with X by TMA, the cluster and staged 2:4 ones (each won some shapes on the H200)."""
+    ones and, with X by TMA, the cluster and staged 2:4 ones, else the grouped and narrow staged
+    ones (each won some shapes on the H200)."""
     steps = values.shape[1]  # the fragment image's (autotune runs on it only)
-    tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES + STAGED_2_4_TILES if direct else tuple(GROUPED_TILES.values()))
+    tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES + STAGED_2_4_TILES if direct else tuple(GROUPED_TILES.values()) + tuple(NARROW_TILES.values()))
              if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)]
     return autotune.tile_and_splits(
         "wgmma_sp_tma" if direct else "wgmma_sp", x, r, k, ntok, v, m, tiles,

@@ -9,7 +9,7 @@
 //
 // CTA = BM rows inside one V-row block (64 x MB rows per consumer warpgroup: BM = 128 shares one
 // gathered B tile between two consumer warpgroups; MB = 2 gives each two m64 blocks, BM = 256, for
-// plain 2:4) x BN tokens (the wgmma N: 64, 128 or 256). Warpgroup 0 is the producer (setmaxnreg
+// plain 2:4) x BN tokens (the wgmma N: 16, 32, 64, 128 or 256). Warpgroup 0 is the producer (setmaxnreg
 // down to 72 registers, 56 when it only issues TMA); warpgroups 1.. are consumers.
 //
 // One pipeline stage = KS = 16 groups = 64 gathered k rows = two k32 wgmma.sp per consumer.
@@ -17,7 +17,8 @@
 // H200 by the single-instruction probes of wgmma_sp_probe.cu):
 //   B  MN-major, 128B swizzle: 64-token slabs of 64 k rows x 128 B (8 KB, LBO = 8192), 8-row k
 //      groups 1024 B apart (SBO); element (k, n) at slab*8192 + k*128 + 16*((n%64/8) ^ (k&7)) + 2*(n%8).
-//      k32 step ks starts 4*SBO = 4096 B in. 1024-byte aligned. With TMA_X (plain 2:4, X read
+//      k32 step ks starts 4*SBO = 4096 B in. 1024-byte aligned. (16- and 32-token tiles: one slab
+//      of 32- or 64-byte rows, swizzled at that width: wg::GatherB.) With TMA_X (plain 2:4, X read
 //      whole by TMA): K-major instead, token n's 64 k at n*128 B (128B swizzle, SBO = 1024), k32
 //      step ks at +64 B.
 //   A  (without AREG; with it A and its metadata words never pass through shared memory)
@@ -136,6 +137,19 @@ constexpr u32 IDENTITY_COLUMNS = 0x03020100u;  // m == 4: every group keeps colu
 // [group][64-row block][stage]. The stream probe (NOTES v77) streamed ~1 TB/s at 86 CTAs with one
 // 4 KB copy a phase, 3.6 with one of 16 KB; CS = 4 took LLaMA gate/up 128:2:8 at T = 16 from 15.3 to
 // 12.6 us (v100), and loses where a CTA has few steps (v101: 4096^2 2:16, 4 steps a split, +6%).
+// The gathered B image of a BN-token tile (MN-major): slabs of SW / 2 tokens (64, or BN under 64:
+// a 16- or 32-token tile has 32- or 64-byte rows, swizzled at that width), KROWS rows of SW bytes
+// each; the 16-byte chunk c of row kr lands in slab c / CHUNKS at chunk (c % CHUNKS) ^ ((kr >>
+// ROW_SHIFT) % CHUNKS) (wgmma_sp_layout.mnmajor_offsets). LBO = one slab, SBO = 8 rows.
+template <int BN>
+struct GatherB {
+  static constexpr int SW = BN >= 64 ? 128 : 2 * BN;  // swizzle and row width in bytes
+  static constexpr int CHUNKS = SW / 16;
+  static constexpr int CHUNK_SHIFT = SW == 128 ? 3 : SW == 64 ? 2 : 1;
+  static constexpr int ROW_SHIFT = SW == 128 ? 0 : SW == 64 ? 1 : 2;  // the swizzle's row bits: address bits 7..
+  static_assert(SW == 32 || SW == 64 || SW == 128, "gathered token tiles of 16, 32 or a multiple of 64");
+};
+
 template <int BM, int BN, int STAGES, int MB = 1, int AREG = 0, bool PERSIST = false, int CS = 1>
 struct Plan {
   static constexpr int NC = (BM / (64 * MB)) * 128;  // consumer threads (MB m64 blocks each)
@@ -207,11 +221,11 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
                   const __grid_constant__ TensorMap amap, const __grid_constant__ TensorMap ymap) {
   static_assert(!(TMA_X && HAS_COLS), "TMA_X loads X whole: only for m = 4 (no column offsets)");
   static_assert(!(PERSIST && SPLIT), "split-K runs one tile per CTA");
-  static_assert(BN >= 64 || TMA_X, "token tiles under 64 take X by TMA (the gathered B image is 64-token slabs)");
   static_assert(CLUSTER == 1 || (TMA_X && !SPLIT && BM <= 128 && (CLUSTER == 2 || CLUSTER == 4)),
                 "X multicast over a cluster of row tiles: plain 2:4 by TMA, no K splits");
 #if VNM_HAS_WGMMA
   using P = wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, COPY_STEPS>;
+  using GB = wg::GatherB<BN>;
   using wg::KS;
   using wg::cp_async16_s;
   constexpr int NC = P::NC;
@@ -301,7 +315,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     // (two threads per row) touched 32 lines per instruction and was bound by the LSU's address
     // processing, not by L2 bandwidth. Warp w fills stage rows 16w .. 16w + 15;
     // lane l (< 16) computes the X^T row of stage row 16w + l and the others read it by shuffle.
-    // Chunk c of stage row kr lands at slab c >> 3, 16-byte column (c & 7) ^ (kr & 7).
+    // Chunk c of stage row kr lands where GatherB says (BN >= 64: slab c >> 3, column (c & 7) ^ (kr & 7)).
     constexpr int CPR = BN / 8;
     constexpr int RPI = 32 / CPR;
     constexpr int RPW = wg::KROWS / 4;
@@ -309,7 +323,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     const int c = lane % CPR, rsub = lane / CPR;
     const char* xbytes = reinterpret_cast<const char*>(xt);
     const u32 row_bytes = static_cast<u32>(ldx) * sizeof(T);
-    const u32 b_lane = smem_addr(sB) + (c >> 3) * (wg::KROWS * 128) + warp * RPW * 128;
+    const u32 b_lane = smem_addr(sB) + (c >> GB::CHUNK_SHIFT) * (wg::KROWS * GB::SW) + warp * RPW * GB::SW;
     const int myrow = lane & (RPW - 1);  // stage row 16w + myrow: group 4w + myrow / 4, slot myrow % 4
     int g = 0;
     for (int tile = first; tile < ntiles; tile += stride, g += nsteps) {
@@ -384,7 +398,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
             const void* src = VNM_WG_GATHER_OFF32
                                   ? static_cast<const void*>(xbytes + (ok ? static_cast<u32>(k) * row_bytes + col_bytes : 0u))
                                   : static_cast<const void*>(ok ? xcol + static_cast<size_t>(k) * ldx : xt);
-            cp_async16_s(base + row * 128 + 16 * ((c & 7) ^ (row & 7)), src, ok);
+            cp_async16_s(base + row * GB::SW + 16 * ((c & (GB::CHUNKS - 1)) ^ ((row >> GB::ROW_SHIFT) & (GB::CHUNKS - 1))), src, ok);
           }
         }
         // Codes: 8 bytes per row. Rows past R reuse row R-1's (valid) codes; their values are zero.
@@ -405,11 +419,12 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     const int lane = ct & 31, warp = (ct >> 5) & 3, gid = lane >> 2, tig = lane & 3;
     float acc[MB][BN / 2];
 
-    // B image: MN-major (gathered rows of X^T: 64-token slabs, LBO = one slab) or, with TMA_X,
+    // B image: MN-major (gathered rows of X^T: GatherB's slabs, LBO = one slab) or, with TMA_X,
     // K-major (a row of 64 k per token, 8-token atoms 1024 B apart); k32 step ks at ks * B_KSTEP.
-    const u64 b_desc0 = TMA_X ? gmma_desc<128>(smem_addr(sB), 16, 1024) : gmma_desc<128>(smem_addr(sB), wg::KROWS * 128, 1024);
+    const u64 b_desc0 = TMA_X ? gmma_desc<128>(smem_addr(sB), 16, 1024)
+                              : gmma_desc<GB::SW>(smem_addr(sB), wg::KROWS * GB::SW, 8 * GB::SW);
     constexpr int B_MN = TMA_X ? 0 : 1;
-    constexpr u32 B_KSTEP = TMA_X ? 64 : 4096;
+    constexpr u32 B_KSTEP = TMA_X ? 64 : 32 * GB::SW;
     const int mrow = 64 * MB * cw + 16 * warp + gid;  // rows mrow + 64 b (+ 8) of m64 block b
     const int wt = ct & 127;
     // its metadata word pair in the image: thread tig & 1's of its quad (selector 0 reads those)
