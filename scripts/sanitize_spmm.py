@@ -31,6 +31,8 @@ CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (11000, 1032, 24, "2:4", torch.bfloat16, True, None),  # 86 row tiles: the 64-row staged tile (v72)
     (1030, 4100, 20, "128:2:8", torch.bfloat16, True, 2),  # grouped copies (v100): 17 steps a split, a partial group
     (300, 4100, 50, "64:2:8", torch.float16, False, 1),  # ... the 64-row grouped tile, ragged R
+    (1100, 2056, 13, "128:2:8", torch.float16, False, None),  # gathered 16-token tile (v114), K splits, ragged T
+    (2000, 1000, 5, "64:2:16", torch.bfloat16, True, 3),  # ... the 64-row one, ragged R and K
 ]
 
 ap = argparse.ArgumentParser()

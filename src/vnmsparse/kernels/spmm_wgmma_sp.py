@@ -207,12 +207,15 @@ STAGED_2_4_TILES = (STAGED_2_4,) + STAGED_2_4_NARROW + tuple(STAGED_2_4_HALF.val
 # 11.2, 4096^2 T = 16 8.2 -> 7.6; the 64-token tiles stay on weights of at most DECODE_FEW_ROWS
 # rows (1024 x 4096 T = 32 6.2 against 6.4). Keyed (bm, bn); GROUPED_TILES has their grouped forms.
 NARROW_TILES = {(t.bm, t.bn): t for t in STAGED_TILES if t.bn < 64}
-# ... and they take over from the one-launch decode kernel at T <= 8 on weights of at least
-# NARROW_DECODE_MIN_BYTES compact bytes from NARROW_DECODE_MIN_TOKENS tokens (T = 8: LLaMA down
-# 128:2:8 14.8 -> 11.6 us, gate/up 2:16 8.9 -> 7.7; 4096^2 2:8, 8.4 MB, 6.8 -> 7.5: the decode
-# kernel's one launch wins on small weights).
+# ... and they take over from the one-launch decode kernel at T <= 8 on weights whose compact bytes
+# reach both NARROW_DECODE_MIN_BYTES and NARROW_DECODE_BYTE_TOKENS / T: the decode kernel wins on
+# small weights by its one launch (no transpose, no reduction launch) and slows with T, the staged
+# tile streams faster and is flat in T (v115, us, decode kernel -> staged tile: LLaMA-70B gate/up
+# 128:2:8, 117 MB, T = 2 / 8 49.1 / 52.2 -> 37.5 / 37.6; LLaMA-7B down 128:2:8, 22.5 MB, T = 2 / 8
+# 13.4 / 14.7 -> 12.1 / 12.1; gate/up 128:2:16, 11.3 MB, T = 2 7.4 -> 7.8, T = 4 8.1 -> 7.9, T = 8
+# 8.8 -> 7.8; 4096^2 128:2:8, 8.4 MB, T = 8 6.8 -> 6.9).
 NARROW_DECODE_MIN_BYTES = 10 * 2**20
-NARROW_DECODE_MIN_TOKENS = 2
+NARROW_DECODE_BYTE_TOKENS = 40 * 2**20
 NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles and the decode kernel, as before v114)
 
 
@@ -293,8 +296,9 @@ def grouped(tile: WgTile, per_split: int, gathered: bool) -> WgTile:
 
 def narrow_over_decode(ntok: int, rows: int, k: int, m: int) -> bool:
     """Whether a gathered call of <= 8 tokens runs a NARROW_TILES tile rather than the decode kernel."""
-    return (NARROW_GATHERED and ntok >= NARROW_DECODE_MIN_TOKENS and rows > spmm_mma_sp.DECODE_FEW_ROWS
-            and rows * k * 4 // m >= NARROW_DECODE_MIN_BYTES)
+    compact = rows * k * 4 // m  # bytes of the kept values (2 of every M columns, 16-bit)
+    return (NARROW_GATHERED and rows > spmm_mma_sp.DECODE_FEW_ROWS
+            and compact >= max(NARROW_DECODE_MIN_BYTES, NARROW_DECODE_BYTE_TOKENS // ntok))
 
 
 def choose_splits(tile: WgTile, ntok: int, rows: int, steps: int, sms: int) -> int:
