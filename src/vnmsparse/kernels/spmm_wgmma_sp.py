@@ -208,14 +208,16 @@ STAGED_2_4_TILES = (STAGED_2_4,) + STAGED_2_4_NARROW + tuple(STAGED_2_4_HALF.val
 # rows (1024 x 4096 T = 32 6.2 against 6.4). Keyed (bm, bn); GROUPED_TILES has their grouped forms.
 NARROW_TILES = {(t.bm, t.bn): t for t in STAGED_TILES if t.bn < 64}
 # ... and they take over from the one-launch decode kernel at T <= 8 on weights whose compact bytes
-# reach both NARROW_DECODE_MIN_BYTES and NARROW_DECODE_BYTE_TOKENS / T: the decode kernel wins on
+# reach both NARROW_DECODE_MIN_BYTES and NARROW_DECODE_BYTE_TOKENS[row tile] / T: the decode kernel wins on
 # small weights by its one launch (no transpose, no reduction launch) and slows with T, the staged
 # tile streams faster and is flat in T (v115, us, decode kernel -> staged tile: LLaMA-70B gate/up
 # 128:2:8, 117 MB, T = 2 / 8 49.1 / 52.2 -> 37.5 / 37.6; LLaMA-7B down 128:2:8, 22.5 MB, T = 2 / 8
 # 13.4 / 14.7 -> 12.1 / 12.1; gate/up 128:2:16, 11.3 MB, T = 2 7.4 -> 7.8, T = 4 8.1 -> 7.9, T = 8
-# 8.8 -> 7.8; 4096^2 128:2:8, 8.4 MB, T = 8 6.8 -> 6.9).
+# 8.8 -> 7.8; 4096^2 128:2:8, 8.4 MB, T = 8 6.8 -> 6.9). With 64-row tiles (V = 64) the decode
+# kernel loses earlier (v121, T = 1: 5120 x 13824 64:2:8, 35 MB, 20.3 -> 15.8 us; 12288 x 4096, 25 MB,
+# 14.1 -> 12.9), with 128-row ones at 25-35 MB it is even (8192^2 128:2:8 14.2 against 14.7).
 NARROW_DECODE_MIN_BYTES = 10 * 2**20
-NARROW_DECODE_BYTE_TOKENS = 40 * 2**20
+NARROW_DECODE_BYTE_TOKENS = {128: 40 * 2**20, 64: 24 * 2**20}
 NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles and the decode kernel, as before v114)
 
 
@@ -294,11 +296,11 @@ def grouped(tile: WgTile, per_split: int, gathered: bool) -> WgTile:
     return tile
 
 
-def narrow_over_decode(ntok: int, rows: int, k: int, m: int) -> bool:
+def narrow_over_decode(ntok: int, rows: int, k: int, v: int, m: int) -> bool:
     """Whether a gathered call of <= 8 tokens runs a NARROW_TILES tile rather than the decode kernel."""
     compact = rows * k * 4 // m  # bytes of the kept values (2 of every M columns, 16-bit)
     return (NARROW_GATHERED and rows > spmm_mma_sp.DECODE_FEW_ROWS
-            and compact >= max(NARROW_DECODE_MIN_BYTES, NARROW_DECODE_BYTE_TOKENS // ntok))
+            and compact >= max(NARROW_DECODE_MIN_BYTES, NARROW_DECODE_BYTE_TOKENS[row_tile(v, m)] // ntok))
 
 
 def choose_splits(tile: WgTile, ntok: int, rows: int, steps: int, sms: int) -> int:
@@ -514,7 +516,7 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     # where narrow_over_decode says (v114)
     plan = (spmm_mma_sp.preferred_decode_plan(x.device, ntok, r, k, v, m, x.dtype, image=True)
             if a_regs and tile is None and splits is None and tma_x is None and not (m == 4 and direct)
-            and not (cols is not None and narrow_over_decode(ntok, r, k, m)) else None)
+            and not (cols is not None and narrow_over_decode(ntok, r, k, v, m)) else None)
     if plan is not None:
         spmm_mma_sp.spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image=True)
         return y.view(*x.shape[:-1], r)
