@@ -291,7 +291,8 @@ def grouped(tile: WgTile, per_split: int, gathered: bool) -> WgTile:
     """The decode tile a gathered call runs: GROUPED_TILES' where each CTA has GROUPED_MIN_STEPS
     steps or more (the same grid, so the same K splits), else ``tile``."""
     key = (tile.bm, tile.bn)
-    if gathered and key in GROUPED_TILES and tile in (TILE_TABLE.get(key), NARROW_TILES.get(key)) and per_split >= GROUPED_MIN_STEPS:
+    ungrouped = (TILE_TABLE.get(key), NARROW_TILES.get(key))
+    if gathered and key in GROUPED_TILES and tile in ungrouped and per_split >= GROUPED_MIN_STEPS:
         return GROUPED_TILES[key]
     return tile
 
@@ -595,8 +596,8 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     ones and, with X by TMA, the cluster and staged 2:4 ones, else the grouped and narrow staged
     ones (each won some shapes on the H200)."""
     steps = values.shape[1]  # the fragment image's (autotune runs on it only)
-    tiles = [t for t in TILES + PERSISTENT_TILES + (CLUSTER_TILES + STAGED_2_4_TILES if direct else tuple(GROUPED_TILES.values()) + tuple(NARROW_TILES.values()))
-             if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)]
+    own = CLUSTER_TILES + STAGED_2_4_TILES if direct else tuple(GROUPED_TILES.values()) + tuple(NARROW_TILES.values())
+    tiles = [t for t in TILES + PERSISTENT_TILES + own if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)]
     return autotune.tile_and_splits(
         "wgmma_sp_tma" if direct else "wgmma_sp", x, r, k, ntok, v, m, tiles,
         lambda t: choose_splits(t, ntok, r, steps, sms),
