@@ -530,6 +530,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         auto acquire = [&](u32 (&a)[MB][2][4], u32 (&e)[MB][2], int it) {  // stage it's barrier, then its A
           const int s = (g + it) % STAGES;
           acquire_stage(g + it);
+          if (ct == 0) VNM_WG_MARK(1, g + it);
 #pragma unroll
           for (int b = 0; b < MB; ++b) {
             const unsigned char* ab = sA + P::a_at(s, MB * cw + b) + wt * 16;
@@ -545,6 +546,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         acquire(sr[0], se[0], 0);
         for_unrolled<2>(nsteps, [&](int it, int q) {
           issue(sr[q], se[q], (g + it) % STAGES);
+          if (ct == 0) VNM_WG_MARK(2, g + it);
           keep(sr[q ^ 1], se[q ^ 1]);
           if (it > 0) release_stage(g + it - 1);
           if (it + 1 < nsteps) acquire(sr[q ^ 1], se[q ^ 1], it + 1);
