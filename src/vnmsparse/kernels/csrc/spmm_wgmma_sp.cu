@@ -124,11 +124,6 @@ constexpr int KS = 16;         // groups per pipeline stage
 #define VNM_WG_PDL_PREFETCH_STEPS 4
 #endif
 constexpr int PDL_PREFETCH_STEPS = VNM_WG_PDL_PREFETCH_STEPS;
-// ... and the gather's column words of the whole first tile (1): its first stage waits on them,
-// ~2300 cycles from DRAM in the v123 trace of the 16-token tile (LLaMA gate/up, T = 16); 0: not.
-#ifndef VNM_WG_PDL_PREFETCH_COLS
-#define VNM_WG_PDL_PREFETCH_COLS 1
-#endif
 constexpr int KROWS = 4 * KS;  // gathered X^T rows per stage
 constexpr u32 IDENTITY_COLUMNS = 0x03020100u;  // m == 4: every group keeps columns 0..3
 
@@ -297,8 +292,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, ahead * 4096);
         bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 128, ahead * 512);
       }
-      if (HAS_COLS && VNM_WG_PDL_PREFETCH_COLS)  // 64 B a step: Gp is a multiple of KS
-        bulk_prefetch_l2(cols + static_cast<size_t>(row_of(first) / v) * Gp + kbeg * KS, nsteps * KS * 4);
     }
     for (int s = 0; s < STAGES; ++s) {
       // every producer thread arrives after its copies landed (+ the TMA issuer's expect_tx)
