@@ -169,9 +169,9 @@ CLUSTER_TILES = (WgTile(128, 256, 6, 1, True, cluster=2), WgTile(128, 128, 10, 1
 # down 12.8 / 14.7 -> 12.2 / 13.9, gate/up 64:2:8 15.1 / 14.4 -> 14.1 / 13.6 (against the r1 tiles).
 # v114: the same for the gathered 16- and 32-token tiles (NARROW_TILES below): LLaMA gate/up
 # 128:2:8 T = 16 12.5 -> 10.7 us with copies of 4 stages against 12.5 with one.
-GROUPED_TILES = {(t.bm, t.bn): dataclasses.replace(t, stages=stages, copy_steps=4) for t, stages in (
-    (STAGED_TILES[0], 12), (STAGED_TILES[6], 8),  # 128 x 64, 64 x 64
-    (STAGED_TILES[2], 20), (STAGED_TILES[1], 16), (STAGED_TILES[8], 16), (STAGED_TILES[7], 12))}  # x 16, x 32
+_STAGED = {(t.bm, t.bn): t for t in STAGED_TILES if t.mb == 1}  # (bm, bn) -> the staged tile
+GROUPED_TILES = {key: dataclasses.replace(_STAGED[key], stages=stages, copy_steps=4) for key, stages in {
+    (128, 64): 12, (64, 64): 8, (128, 16): 20, (128, 32): 16, (64, 16): 16, (64, 32): 12}.items()}
 GROUPED_MIN_STEPS = 16
 ALL_TILES = (TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES
              + tuple(GROUPED_TILES.values()))  # every tile (tests, A/B runs)
@@ -206,7 +206,7 @@ STAGED_2_4_TILES = (STAGED_2_4,) + STAGED_2_4_NARROW + tuple(STAGED_2_4_HALF.val
 # stages: LLaMA gate/up 128:2:8 T = 16 / 32 12.6 / 12.4 -> 10.7 / 11.0 us, 64:2:8 T = 16 14.2 ->
 # 11.2, 4096^2 T = 16 8.2 -> 7.6; the 64-token tiles stay on weights of at most DECODE_FEW_ROWS
 # rows (1024 x 4096 T = 32 6.2 against 6.4). Keyed (bm, bn); GROUPED_TILES has their grouped forms.
-NARROW_TILES = {(t.bm, t.bn): t for t in STAGED_TILES if t.bn < 64}
+NARROW_TILES = {key: t for key, t in _STAGED.items() if t.bn < 64}
 # ... and they take over from the one-launch decode kernel at T <= 8 on weights whose compact bytes
 # reach both NARROW_DECODE_MIN_BYTES and NARROW_DECODE_BYTE_TOKENS[row tile] / T: the decode kernel wins on
 # small weights by its one launch (no transpose, no reduction launch) and slows with T, the staged
@@ -253,8 +253,7 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     row_tiles = -(-rows // bm)
     if ntok <= 64:
         if m != 4:
-            narrow = NARROW_GATHERED and ntok <= 32 and rows > spmm_mma_sp.DECODE_FEW_ROWS
-            return NARROW_TILES[(bm, 16 if ntok <= 16 else 32)] if narrow else TILE_TABLE[(bm, 64)]
+            return NARROW_TILES[(bm, 16 if ntok <= 16 else 32)] if _narrow(ntok, rows) else TILE_TABLE[(bm, 64)]
         tile = next((t for t in STAGED_2_4_NARROW if tma_x and ntok <= t.bn), STAGED_2_4)
         return STAGED_2_4_HALF[tile.bn] if tma_x and sms // 2 < row_tiles < sms else tile
     tile = _prefill_tile(ntok, row_tiles, bm, m, sms)
@@ -297,11 +296,15 @@ def grouped(tile: WgTile, per_split: int, gathered: bool) -> WgTile:
     return tile
 
 
+def _narrow(ntok: int, rows: int) -> bool:
+    """Whether choose_tile gives a gathered call a NARROW_TILES tile."""
+    return NARROW_GATHERED and ntok <= 32 and rows > spmm_mma_sp.DECODE_FEW_ROWS
+
+
 def narrow_over_decode(ntok: int, rows: int, k: int, v: int, m: int) -> bool:
     """Whether a gathered call of <= 8 tokens runs a NARROW_TILES tile rather than the decode kernel."""
     compact = rows * k * 4 // m  # bytes of the kept values (2 of every M columns, 16-bit)
-    return (NARROW_GATHERED and rows > spmm_mma_sp.DECODE_FEW_ROWS
-            and compact >= max(NARROW_DECODE_MIN_BYTES, NARROW_DECODE_BYTE_TOKENS[row_tile(v, m)] // ntok))
+    return _narrow(ntok, rows) and compact >= max(NARROW_DECODE_MIN_BYTES, NARROW_DECODE_BYTE_TOKENS[row_tile(v, m)] // ntok)
 
 
 def choose_splits(tile: WgTile, ntok: int, rows: int, steps: int, sms: int) -> int:
