@@ -63,12 +63,12 @@ def parse_tile(name):
         return None
     if name in known:
         return known[name]
-    f = re.fullmatch(r"wg(\d+)x(\d+)s(\d+)(?:([tr])(\d))?(p)?(?:c(\d))?(?:g(\d+))?(?:o(\d))?", name)
+    f = re.fullmatch(r"wg(\d+)x(\d+)s(\d+)(?:([tr])(\d))?(p)?(?:c(\d))?(?:g(\d+))?", name)
     if f is None:
         raise SystemExit(f"unknown tile {name}")
-    bm, bn, stages, kind, mb, persistent, cluster, copy_steps, ctas = f.groups()
+    bm, bn, stages, kind, mb, persistent, cluster, copy_steps = f.groups()
     return W.WgTile(int(bm), int(bn), int(stages), int(mb or 1), kind is not None, kind == "t", persistent is not None,
-                    int(cluster or 1), int(copy_steps or 1), int(ctas or 0))
+                    int(cluster or 1), int(copy_steps or 1))
 
 
 def set_defines(defines):

@@ -41,12 +41,8 @@ class WgTile:
     persistent: bool = False  # a grid of what fits at once, each CTA looping over tiles (v24)
     cluster: int = 1  # row tiles per cluster sharing X by TMA multicast (plain 2:4 by TMA only, v25)
     copy_steps: int = 1  # staged: ring stages per bulk copy of the fragment image (v100, GROUPED_TILES)
-    ctas: int = 0  # CTAs per SM it is built for (0: two where bm = 64 and bn <= 128, else one; v125)
 
     def __post_init__(self):
-        if self.ctas not in (0, 1, 2) or (self.ctas == 2 and 2 * (self.smem_bytes + 1024) > SMEM_PER_SM):
-            raise ValueError(f"ctas = {self.ctas}: one or two CTAs per SM, each within half the shared memory "
-                             f"({self.smem_bytes} bytes)")
         if self.copy_steps > 1 and not (self.staged and not self.persistent and self.stages % self.copy_steps == 0
                                         and self.stages >= 2 * self.copy_steps):
             raise ValueError(f"copy_steps = {self.copy_steps} needs a staged, non-persistent tile whose ring holds "
@@ -62,7 +58,7 @@ class WgTile:
 
     @property
     def ctas_per_sm(self) -> int:  # __launch_bounds__ min blocks in the .cu
-        return self.ctas or (2 if self.bm == 64 and self.bn <= 128 else 1)
+        return 2 if self.bm == 64 and self.bn <= 128 else 1
 
     @property
     def stage_bytes(self) -> int:
@@ -78,22 +74,20 @@ class WgTile:
 
     def name(self, dtype: torch.dtype, has_cols: bool, split: bool, tma_x: bool = False) -> str:
         args = (_CTYPE[dtype], self.bm, self.bn, self.stages, _b(has_cols), _b(split), _b(tma_x))
-        if self.a_regs or self.persistent or self.cluster > 1 or self.ctas:
+        if self.a_regs or self.persistent or self.cluster > 1:
             args += (self.mb, 2 if self.staged else 1 if self.a_regs else 0)
-        if self.persistent or self.cluster > 1 or self.copy_steps > 1 or self.ctas:
+        if self.persistent or self.cluster > 1 or self.copy_steps > 1:
             args += (_b(self.persistent),)
-        if self.cluster > 1 or self.copy_steps > 1 or self.ctas:
+        if self.cluster > 1 or self.copy_steps > 1:
             args += (self.cluster,)
-        if self.copy_steps > 1 or self.ctas:
+        if self.copy_steps > 1:
             args += (self.copy_steps,)
-        if self.ctas:
-            args += (self.ctas,)
         return "vnm::spmm_wgmma_sp<" + ", ".join(str(a) for a in args) + ">"
 
     def __str__(self) -> str:
         return (f"wg{self.bm}x{self.bn}s{self.stages}" + ((f"t{self.mb}" if self.staged else f"r{self.mb}") if self.a_regs else "")
                 + ("p" if self.persistent else "") + (f"c{self.cluster}" if self.cluster > 1 else "")
-                + (f"g{self.copy_steps}" if self.copy_steps > 1 else "") + (f"o{self.ctas}" if self.ctas else ""))
+                + (f"g{self.copy_steps}" if self.copy_steps > 1 else ""))
 
     @property
     def x_by_tma_only(self) -> bool:

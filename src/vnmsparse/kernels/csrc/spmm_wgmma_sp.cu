@@ -115,11 +115,6 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_COLUMN_LOOKAHEAD 8
 #endif
 
-// A/B switch of v127's early A copies (EARLY_A in the kernel).
-#ifndef VNM_WG_EARLY_A
-#define VNM_WG_EARLY_A 1
-#endif
-
 constexpr int KS = 16;         // groups per pipeline stage
 // Steps of a CTA's first tile prefetched into L2 before it waits for the previous kernel (PDL).
 // Few: the prefetch competes with the ring's own first copies for DRAM (H200 v83/v83b, 0 / 4 / 16 /
@@ -155,7 +150,7 @@ struct GatherB {
   static_assert(SW == 32 || SW == 64 || SW == 128, "gathered token tiles of 16, 32 or a multiple of 64");
 };
 
-template <int BM, int BN, int STAGES, int MB = 1, int AREG = 0, bool PERSIST = false, int CS = 1, int CTAS = 0>
+template <int BM, int BN, int STAGES, int MB = 1, int AREG = 0, bool PERSIST = false, int CS = 1>
 struct Plan {
   static constexpr int NC = (BM / (64 * MB)) * 128;  // consumer threads (MB m64 blocks each)
   static constexpr int NT = NC + 128;                // + one producer warpgroup
@@ -177,10 +172,8 @@ struct Plan {
   // Dynamic shared memory of a launch: + 1024 to align the base (swizzles need 1024-byte images).
   static constexpr int BYTES = (PERSIST ? OFF_EPI + EPI : PIPE > EPI ? PIPE : EPI) + 1024;
   static_assert(!PERSIST || EPI >= (BM / 64) * 8192, "the TMA-store staging fits the padded one");
-  // Two CTAs per SM where a consumer fits in 128 registers (one warpgroup, N <= 128), or as CTAS says
-  // (v125: 128-row decode tiles two per SM, so that a grid of fewer row tiles than SMs reaches all of them).
-  static constexpr int CTAS_PER_SM = CTAS > 0 ? CTAS : (BM == 64 && BN <= 128) ? 2 : 1;
-  static_assert(CTAS >= 0 && CTAS <= 2, "one or two CTAs per SM");
+  // Two CTAs per SM where a consumer fits in 128 registers (one warpgroup, N <= 128).
+  static constexpr int CTAS_PER_SM = (BM == 64 && BN <= 128) ? 2 : 1;
   static_assert(STAGES >= 2, "one stage in the math, one being filled");
   static_assert(BM / MB == 64 || BM / MB == 128, "64 x MB rows per consumer warpgroup, one or two of them");
   static_assert(MB == 1 || AREG, "two m64 blocks per consumer only with A in registers");
@@ -218,9 +211,9 @@ struct Plan {
 // Consumers load them a few stages ahead into a ring of register sets (VNM_WG_AREG_SETS). MB = 2 gives each
 // consumer two m64 blocks (a 256 x 128 tile: B is written once per 256 rows, not 128).
 template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, bool TMA_X, int MB = 1, int AREG = 0,
-          bool PERSIST = false, int CLUSTER = 1, int COPY_STEPS = 1, int CTAS = 0>
-__global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, COPY_STEPS, CTAS>::NT,
-                                  wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, COPY_STEPS, CTAS>::CTAS_PER_SM)
+          bool PERSIST = false, int CLUSTER = 1, int COPY_STEPS = 1>
+__global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::NT,
+                                  wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::CTAS_PER_SM)
     spmm_wgmma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                   const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                   float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
@@ -231,7 +224,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
   static_assert(CLUSTER == 1 || (TMA_X && !SPLIT && BM <= 128 && (CLUSTER == 2 || CLUSTER == 4)),
                 "X multicast over a cluster of row tiles: plain 2:4 by TMA, no K splits");
 #if VNM_HAS_WGMMA
-  using P = wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, COPY_STEPS, CTAS>;
+  using P = wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, COPY_STEPS>;
   using GB = wg::GatherB<BN>;
   using wg::KS;
   using wg::cp_async16_s;
@@ -245,10 +238,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
   // count would be ill-formed).
   constexpr int PRODUCER_REGS = (AREG == 1 && TMA_X) ? 56 : VNM_WG_PRODUCER_REGS;  // AREG 1 + TMA_X: one TMA per stage
   constexpr int ENTRY_REGS = (65536 / (P::NT * P::CTAS_PER_SM)) & ~7;  // what __launch_bounds__ grants
-  // (No .inc where the share is no larger than the entry count: two 384-thread CTAs per SM, 80 each.)
-  constexpr int CONSUMER_SHARE = ((P::NT / 128 * ENTRY_REGS - PRODUCER_REGS) / (NC / 128)) & ~7;
-  constexpr int CONSUMER_REGS = (NC == 256 || P::CTAS_PER_SM == 2) && CONSUMER_SHARE > ENTRY_REGS ? CONSUMER_SHARE : 0;
-  static_assert(CONSUMER_REGS == 0 || CONSUMER_REGS <= 256, "setmaxnreg range");
+  constexpr int CONSUMER_REGS =
+      (NC == 256 || P::CTAS_PER_SM == 2) ? ((P::NT / 128 * ENTRY_REGS - PRODUCER_REGS) / (NC / 128)) & ~7 : 0;
+  static_assert(CONSUMER_REGS == 0 || (CONSUMER_REGS >= ENTRY_REGS && CONSUMER_REGS <= 256), "setmaxnreg range");
 
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const u32 raw = smem_addr(smem_raw);
@@ -289,29 +281,10 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
   const int nsteps = kend - kbeg;
 
-  // AREG 2: ring stages that the bulk copy issued at step `it` of a tile brings (0: a later stage of its copy group),
-  // and that copy, of 64-row blocks row0 / 64.. at step `step`, into ring stage s
-  auto copies_at = [&](int it) {
-    return AREG != 2 ? 0 : COPY_STEPS == 1 ? 1 : it % COPY_STEPS == 0 ? min(COPY_STEPS, nsteps - it) : 0;
-  };
-  auto copy_a = [&](int s, int row0, int step, int copied) {
-#pragma unroll
-    for (int b = 0; b < BM / 64; ++b) {
-      const size_t blk = frag_block(row0 / 64 + b, step);
-      bulk_copy(sA + P::a_at(s, b), reinterpret_cast<const u32*>(values) + blk * 1024, copied * 4096, &full[s]);
-      bulk_copy(sM + P::m_at(s, b), reinterpret_cast<const u32*>(meta) + blk * 128, copied * 512, &full[s]);
-    }
-  };
-  // v127: a gathered staged tile copies its first ring-full of A before the PDL wait, while the X^T transpose
-  // that it waits for runs (v126: that transpose cost 1.1-2.6 us of a call at T = 8-64). The weights are no
-  // output of the kernels it may overlap (ours write X^T, Y and partial sums). Its stages' full barriers then
-  // have the issuer's arrival already, so the loop below issues nothing for them.
-  constexpr bool EARLY_A = VNM_WG_EARLY_A && AREG == 2 && HAS_COLS && !PERSIST;
-
   if (tid == 0) {
     VNM_WG_MARK(3, 0);
     // The first tile's first steps into L2 while an earlier kernel may still run (PDL)
-    if (AREG > 0 && !EARLY_A && wg::PDL_PREFETCH_STEPS > 0 && first < ntiles) {
+    if (AREG > 0 && wg::PDL_PREFETCH_STEPS > 0 && first < ntiles) {
       const int ahead = min(nsteps, wg::PDL_PREFETCH_STEPS);
 #pragma unroll
       for (int b = 0; b < BM / 64; ++b) {
@@ -331,14 +304,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
     cluster_sync();  // every CTA's barriers exist before any multicast signals them
   } else {
     __syncthreads();
-  }
-  if (EARLY_A && tid == 0) {
-    for (int it = 0; it < min(nsteps, STAGES); ++it) {
-      const int copied = copies_at(it);
-      VNM_WG_MARK(0, it);
-      mbar_arrive_expect_tx(&full[it], copied * (P::A + P::M));
-      if (copied > 0) copy_a(it, row_of(first), kbeg + it, copied);
-    }
   }
   grid_dependency_wait();
 
@@ -388,11 +353,11 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
         const u32 wcur = wq[q];
         // AREG 2: the first stage of a copy group also waits for the group's last slot (consumers
         // release stages in order, so that one's phase means the whole group's)
-        const int copied = copies_at(it);
+        const int copied = AREG != 2 ? 0 : COPY_STEPS == 1 ? 1 : it % COPY_STEPS == 0 ? min(COPY_STEPS, nsteps - it) : 0;
         if (COPY_STEPS > 1 && copied > 0 && gi + copied - 1 >= STAGES)
           mbar_wait(&empty[(gi + copied - 1) % STAGES], (((gi + copied - 1) / STAGES) & 1) ^ 1);
         if (gi >= STAGES) mbar_wait(&empty[s], ((gi / STAGES) & 1) ^ 1);
-        if (tid == 0 && !(EARLY_A && it < STAGES)) {  // the TMA boxes of the stage; their bytes complete the phase
+        if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
           VNM_WG_MARK(0, gi);
           mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + (AREG == 2 ? copied * (P::A + P::M) : P::A));
           if (TMA_X && !VNM_WG_SKIP_B) {
@@ -405,8 +370,14 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
             }
           }
           if (!AREG) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
-          // the fragment image's blocks of `copied` stages: 4 KB of A, 512 B of metadata each
-          if (AREG == 2 && copied > 0) copy_a(s, row0, step, copied);
+          if (AREG == 2 && copied > 0) {  // the fragment image's blocks of `copied` stages: 4 KB of A, 512 B of metadata each
+#pragma unroll
+            for (int b = 0; b < BM / 64; ++b) {
+              const size_t blk = frag_block(row0 / 64 + b, step);
+              bulk_copy(sA + P::a_at(s, b), reinterpret_cast<const u32*>(values) + blk * 1024, copied * 4096, &full[s]);
+              bulk_copy(sM + P::m_at(s, b), reinterpret_cast<const u32*>(meta) + blk * 128, copied * 512, &full[s]);
+            }
+          }
           if (AREG == 1 && VNM_WG_AREG_PREFETCH > 0 && step + VNM_WG_AREG_PREFETCH < kend) {
 #pragma unroll
             for (int b = 0; b < BM / 64; ++b) {
