@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (The o2 tiles and WgTile.ctas were reverted after this run: commit 5775999 has them.)
 # v125: 128-row decode tiles built for two CTAs per SM (WgTile.ctas = 2: 80 registers a thread, half
 # the shared memory), so that gathered calls on fewer row tiles than SMs (LLaMA gate/up: 86 / 108 /
 # 224 row tiles on 7B / 13B / 70B) reach every SM with K splits over 2 x 132 slots. Predicted: 7B

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (VNM_WG_EARLY_A was reverted after this run: commit 5775999 has it.)
 # v127: gathered staged tiles copy their first ring-full of A before the PDL wait (VNM_WG_EARLY_A), while
 # the X^T transpose they wait for runs. v126 measured that transpose at 1.1-2.6 us of a call at T = 8-64
 # (4096^2 128:2:8 T = 16 7.7 us, 6.5 with X^T made beforehand). Predicted: 4096^2 T = 16 7.7 -> ~6.8,

@@ -527,9 +527,12 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     if direct and not x_direct(x2, cols is not None):
         raise ValueError(f"tma_x=True needs m = 4 and a row-major x with K % 8 == 0 and a 16-byte aligned base "
                          f"(m = {m}, x strides {x2.stride()}, K = {k})")
-    xt, ldx, ntok_load = (x2, k, ntok) if direct else spmm_mma_sp.feature_major(x2)
+    # (the X^T row stride: a feature-major x's own, else the transposed copy's, T padded to 8; checked
+    # before the transpose, which a chunked call makes per chunk)
+    ldx = max(x2.stride(1) if x2.stride(0) == 1 else 0, -(-ntok // 8) * 8)
     if not direct and (k * ldx + ntok) * x.element_size() >= GATHER_BYTES_MAX:
         return _token_chunks(x, x2, y, values, meta, cols, bias, r, k, v, m, tile, splits)
+    xt, ldx, ntok_load = (x2, k, ntok) if direct else spmm_mma_sp.feature_major(x2)
     sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
     if tile is None and splits is None and autotune.enabled() and a_regs:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct)
