@@ -199,6 +199,29 @@ def test_paths_that_do_not_apply_get_skip_rows(tmp_path, monkeypatch):
     assert "small_t (T > 4)" in md
 
 
+def test_feature_major_path_gets_x_stored_feature_major(tmp_path, monkeypatch):
+    """A path with ``feature_major = True`` (auto_xt: Spatha's operand layout) is timed and checked
+    on X stored as [K, T] (a token-contiguous [T, K] view), the others on row-major X."""
+    seen = {}
+
+    def spy(name):
+        def fn(x, vw, bias=None):
+            if x.shape[0] > 1:  # (not the one-token call that builds the layouts)
+                seen.setdefault(name, set()).add(x.stride(0) == 1)
+            return vnmsparse.spmm(x, vw, bias)
+        return fn
+
+    fm = spy("fm")
+    fm.feature_major = True
+    import vnmsparse.kernels as kernels
+
+    monkeypatch.setattr(kernels, "spmm_paths", lambda device: {"fm": fm, "rm": spy("rm")}, raising=False)
+    code, _, rows, _ = run_bench(tmp_path, "--patterns", "64:2:8", "--tokens", "8", "--paths", "fm,rm,auto_xt",
+                                 "--shapes", "tiny.a")
+    assert code == 0 and seen == {"fm": {True}, "rm": {False}}
+    assert {r["path"]: r["status"] for r in rows if r["path"] != "dense"} == {"fm": "ok", "rm": "ok", "auto_xt": "ok"}
+
+
 def test_budget_stops_adding_configs(tmp_path):
     code, _, rows, md = run_bench(tmp_path, "--budget-seconds", "0")
     assert code == 0 and rows == []

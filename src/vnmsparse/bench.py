@@ -22,6 +22,7 @@ import argparse
 import csv
 import dataclasses
 import datetime
+import functools
 import hashlib
 import importlib
 import importlib.metadata
@@ -116,7 +117,9 @@ BASELINE_PATHS = ("dense", "cslt", "cslt_best")
 OPT_IN_PATHS = {"reference": "the PyTorch oracle (unpack + fp32 matmul): slow, and every row is checked against fp32 anyway",
                 "wgmma_sp_as_2_4": "V:2:M (M % 4 == 0) run as plain 2:4 with X by TMA: an experiment for small M",
                 "mma_sp_decode": "the one-launch decode kernel at any T <= 64 (`auto` runs it where it wins: T <= 8, "
-                                  "T <= 16 on few rows at M >= 8; plain 2:4 only where X cannot be read by TMA)"}
+                                  "T <= 16 on few rows at M >= 8; plain 2:4 only where X cannot be read by TMA)",
+                "auto_xt": "vnmsparse.spmm on X stored feature-major (a [T, K] view of a [K, T] tensor): no X^T "
+                           "transpose, the operand layout the original Spatha takes (its B = X^T)"}
 
 # Original Spatha (UDC-GAC/venom, kernel unmodified, fp16, best valid config) on one H200, CUDA
 # 13.0: speedup over cuBLAS fp16. Source: shared/reference/venom.md section 7. Key (R, K, T).
@@ -571,7 +574,11 @@ def make_clock(device: torch.device) -> Clock:
 
 def vnm_paths(device: torch.device) -> tuple[dict, str]:
     """name -> fn(x, vw, bias=None): 'auto' (vnmsparse.spmm) and every path the kernels package offers."""
-    paths, note = {"auto": lambda x, vw, bias=None: vnmsparse.spmm(x, vw, bias)}, ""
+    def auto_xt(x, vw, bias=None):
+        return vnmsparse.spmm(x, vw, bias)
+
+    auto_xt.feature_major = True  # timed on X stored feature-major (bench_config)
+    paths, note = {"auto": lambda x, vw, bias=None: vnmsparse.spmm(x, vw, bias), "auto_xt": auto_xt}, ""
     try:
         kernels = importlib.import_module("vnmsparse.kernels")
         offered = getattr(kernels, "spmm_paths", None)
@@ -1015,6 +1022,7 @@ def bench_config(ctx: Ctx, sh: Shape, t: int, cfg: VNMConfig, w: torch.Tensor, d
     n_dense = ctx.n_sets(dense_bytes + xy)
     n_vnm = ctx.n_sets(resident_bytes(vws.items[0]) + xy) if vws else 0
     xs = [ctx.randn(t, sh.k) for _ in range(max(n_dense, n_vnm))]
+    feature_major = functools.lru_cache(None)(lambda: ([x.t().contiguous().t() for x in xs], x_check.t().contiguous().t()))
     ws = dense.get(n_dense)
     jobs = [Job("dense", cfg, lambda i: F.linear(xs[i], ws[i]), lambda: _check(lambda: F.linear(x_check, w), ref, ctx.dtype, ctx.device),
                 n_dense, dense_bytes, (dense_bytes + xy) * n_dense)]
@@ -1034,8 +1042,9 @@ def bench_config(ctx: Ctx, sh: Shape, t: int, cfg: VNMConfig, w: torch.Tensor, d
             if why:
                 skipped[name] = make_row(sh, t, cfg, name, None, "skip", why, math.nan, 0, 0, elt)
                 continue
-            call = lambda i, fn=fn: fn(xs[i], copies[i])
-            check = lambda fn=fn: _check(lambda: fn(x_check, copies[0]), ref, ctx.dtype, ctx.device)
+            xs_fn, x_check_fn = feature_major() if getattr(fn, "feature_major", False) else (xs, x_check)
+            call = lambda i, fn=fn, xs_fn=xs_fn: fn(xs_fn[i], copies[i])
+            check = lambda fn=fn, x_check_fn=x_check_fn: _check(lambda: fn(x_check_fn, copies[0]), ref, ctx.dtype, ctx.device)
             jobs.append(Job(name, cfg, call, check, n_vnm, vbytes, rot))
     measured = {row["path"]: row for row in _measure_jobs(ctx, sh, t, jobs)}
     if "cslt" in measured:
