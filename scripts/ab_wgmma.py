@@ -9,6 +9,9 @@
   python scripts/ab_wgmma.py SPLITS=0,1,2,3 --shapes 11008x4096x64:128:2:8   (K splits of the wgmma.sp path; 0: its own choice)
   python scripts/ab_wgmma.py PDL=0,1,0,1 --path auto --between 1 --shapes 4096x4096x1:128:2:8   (jit's switches too)
 
+--xt 1 times every call on X stored feature-major (x.t().contiguous().t(): no X^T transpose), the
+layout `vnmsparse bench spmm --paths auto_xt` times.
+
 --between 1 puts a torch kernel that rewrites x before every call (as a model's norm does), so no
 call follows another vnmsparse kernel (programmatic dependent launch then has nothing to overlap).
 
@@ -130,6 +133,7 @@ def main():
     ap.add_argument("--define", action="append", default=[], help="MACRO=v held fixed in every run")
     ap.add_argument("--path", default="wgmma_sp", choices=("wgmma_sp", "mma_sp", "mma_sp_ws", "auto", "dense"))
     ap.add_argument("--between", type=int, default=0, help="1: a torch kernel rewrites x before each call")
+    ap.add_argument("--xt", type=int, default=0, help="1: X stored feature-major (no transpose)")
     args = ap.parse_args()
     global PATH, TILE, SPLITS, BETWEEN
     PATH, BETWEEN = args.path, bool(args.between)
@@ -140,6 +144,8 @@ def main():
     mod = owner(macro)
     gen = torch.Generator(device="cuda").manual_seed(0)
     cases = [(s, *case(s, gen)) for s in args.shapes.split(",")]
+    if args.xt:
+        cases = [(s, r, k, t, cfg, [(x.t().contiguous().t(), w, vw) for x, w, vw in sets]) for s, r, k, t, cfg, sets in cases]
     print(f"{'shape':32s} " + " ".join(f"{macro}={v:>4s}" for v in values.split(",")))
     rows = {s: [] for s, *_ in cases}
     fixed = dict(d.split("=") for d in args.define)

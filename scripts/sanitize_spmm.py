@@ -33,6 +33,7 @@ CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (300, 4100, 50, "64:2:8", torch.float16, False, 1),  # ... the 64-row grouped tile, ragged R
     (1100, 2056, 13, "128:2:8", torch.float16, False, None),  # gathered 16-token tile (v114), K splits, ragged T
     (2000, 1000, 5, "64:2:16", torch.bfloat16, True, 3),  # ... the 64-row one, ragged R and K
+    (4000, 1000, 250, "2:4", torch.bfloat16, True, None),  # mid T: the 128 x 128 prefill tile, 2 K splits (v132)
 ]
 
 ap = argparse.ArgumentParser()

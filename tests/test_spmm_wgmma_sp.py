@@ -182,7 +182,13 @@ def test_tile_choice():
     assert {W.choose_tile(t, 4096, 128, 132, m=4).bn for t in (9, 16, 32, 64)} == {64}
     # mid T: the decode tiles where the prefill tile's grid would leave half the SMs idle
     assert W.choose_tile(128, 4096, 128, 132) == W.TILE_TABLE[(128, 64)]  # 32 CTAs of 128 x 128
-    assert W.choose_tile(256, 4096, 128, 132, m=4, tma_x=True) == W.STAGED_2_4  # 64
+    assert W.choose_tile(256, 4096, 128, 132, m=4) == W.STAGED_2_4  # 64
+    # ... but plain 2:4 by TMA keeps the prefill tile and splits K, up to WIDE_SPLITS_MAX splits (v132)
+    wide = W.choose_tile(256, 4096, 128, 132, m=4, tma_x=True)
+    assert wide == W.TILE_TABLE[(128, 128)] and W.choose_splits(wide, 256, 4096, 64, 132) == 2
+    assert W.choose_tile(128, 4096, 128, 132, m=4, tma_x=True) == W.TILE_TABLE[(128, 128)]  # 32 CTAs: 4 splits
+    assert W.choose_tile(256, 1024, 128, 132, m=4, tma_x=True) == W.STAGED_2_4  # 16 CTAs: 8 splits would be too many
+    assert W.choose_tile(128, 4096, 128, 132, m=8) == W.TILE_TABLE[(128, 64)]  # gathered: the decode tiles
     assert W.choose_tile(512, 4096, 128, 132).bn == 128  # 128 CTAs
     assert W.choose_tile(128, 11008, 128, 132).bn == 128  # LLaMA gate/up: 86 row tiles
     assert W.choose_tile(1024, 1024, 128, 132, m=16) == W.TILE_TABLE[(128, 64)]  # 64 CTAs
@@ -216,6 +222,8 @@ def test_split_choice():
     assert W.choose_splits(tile, 8, 4096, 256, 132) > 1  # decode: 32 CTAs for 132 SMs
     assert W.choose_splits(tile, 8, 4096, 3, 132) == 1
     assert W.choose_splits(W.TILE_TABLE[(128, 256)], 8192, 4096, 256, 132) == 1
+    assert W.choose_splits(W.TILE_TABLE[(128, 128)], 512, 1024, 64, 132) == 4  # 32 CTAs (v132's wide splits)
+    assert W.choose_splits(W.PERSISTENT_TILES[0], 512, 1024, 64, 132) == 1  # persistent: no splits
     assert W.choose_splits(tile, 64, 4096, 172, 132) == 4  # 32 row tiles: 4 splits make one wave
     assert W.choose_splits(tile, 64, 11008, 64, 132) == 1  # 86 row tiles: a second wave costs more
     assert W.choose_splits(W.TILE_TABLE[(64, 64)], 64, 4096, 64, 132) == 4  # 2 CTAs per SM

@@ -96,10 +96,12 @@ class WgTile:
 
     @property
     def splittable(self) -> bool:
-        """Split-K exists for the decode tile (bn = 64) only: the wider split variants spilled
-        under NVRTC 13.0, and a grid too small to fill the GPU comes from few tokens anyway.
-        A persistent grid has no K splits (a CTA runs whole tiles), nor has a cluster."""
-        return self.bn <= 64 and not self.persistent and self.cluster == 1
+        """Split-K exists for the decode tiles (bn <= 64) and for the wider ones with one m64 block
+        per consumer and A in registers (TILES: their split variants spilled under NVRTC 13.0.76,
+        not under 13.0.88; v132). A persistent grid has no K splits (a CTA runs whole tiles), nor
+        has a cluster."""
+        wide = self.a_regs and not self.staged and self.mb == 1
+        return (self.bn <= 64 or wide) and not self.persistent and self.cluster == 1
 
     def row_tiles(self, rows: int) -> int:
         """Row tiles of a launch, padded to whole clusters (the kernel's row_tiles)."""
@@ -236,6 +238,13 @@ WIDE_TILE_COST = 1.4
 TRACE = None
 
 MID_T_DECODE_TILES = True  # (A/B switch: False keeps the prefill tiles at every T > 64, as before v103)
+# v132: ... but plain 2:4 by TMA keeps its prefill tile and splits K instead where that takes at most
+# WIDE_SPLITS_MAX splits: the decode tiles re-read each weight row tile once per 64 tokens (LLaMA down
+# T = 128 / 256 31.3 / 54.3 -> 27.0 / 40.8 us, 4096^2 14.9 / 21.6 -> 14.0 / 18.8, 1024 x 4096 T = 512 /
+# 1024 14.5 / 21.5 -> 12.2 / 17.9); 8 or 16 splits lost (1024 x 4096 T = 256 / 128 +4 / +25%), and so did
+# every gathered call (128:2:32 +10..+45%: the gather, not the weights, bounds those).
+WIDE_SPLITS = True  # (A/B switch: False takes the decode tiles, as before v132)
+WIDE_SPLITS_MAX = 4
 
 
 def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x: bool = False) -> WgTile:
@@ -261,7 +270,9 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     # the decode tiles, whose K splits fill the GPU: 4096^2 2:4 T = 128 24.8 -> 15.0 us, 1024 x 4096
     # 2:4 T = 512 23.4 -> 13.1, 4096 x 11008 128:2:8 T = 256 41.1 -> 29.1 (the grouped tile); LLaMA
     # gate/up's 86 row tiles keep the prefill tile (T = 128: 28.4 against 40.5).
-    if MID_T_DECODE_TILES and row_tiles * -(-ntok // tile.bn) <= sms // 2:
+    ctas = row_tiles * -(-ntok // tile.bn)
+    wide_split = WIDE_SPLITS and m == 4 and tma_x and tile.splittable and sms // ctas <= WIDE_SPLITS_MAX
+    if MID_T_DECODE_TILES and ctas <= sms // 2 and not wide_split:
         return choose_tile(64, rows, v, sms, m, tma_x)
     return tile
 
