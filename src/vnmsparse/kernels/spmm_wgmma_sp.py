@@ -97,9 +97,9 @@ class WgTile:
     @property
     def splittable(self) -> bool:
         """Split-K exists for the decode tiles (bn <= 64) and for the wider ones with one m64 block
-        per consumer and A in registers (TILES: their split variants spilled under NVRTC 13.0.76,
-        not under 13.0.88; v132). A persistent grid has no K splits (a CTA runs whole tiles), nor
-        has a cluster."""
+        per consumer and A in registers (TILES: their split variants spilled under the NVRTC 13.0
+        of the first sessions, not under 13.0.88; v132). A persistent grid has no K splits (a CTA
+        runs whole tiles), nor has a cluster."""
         wide = self.a_regs and not self.staged and self.mb == 1
         return (self.bn <= 64 or wide) and not self.persistent and self.cluster == 1
 
@@ -255,7 +255,9 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     cost least (WIDE_TILE_COST: so one wave of 128 x 256 tiles beats two of 128 x 128, v24c: BERT
     FFN2 at T = 4096 took 54.6 us with 256 tiles of 128 x 128, where 128 tiles of 128 x 256 take
     ~38, h200_v27: 35.7); else the widest that gives every SM a CTA. Past 64 tokens, where that
-    tile's grid would leave half the SMs idle, the decode tile (with K splits) instead."""
+    tile's grid would leave half the SMs idle, the decode tile (with K splits) instead, but for
+    plain 2:4 by TMA, which keeps the tile and splits its K where at most WIDE_SPLITS_MAX splits
+    fill the wave (v132)."""
     bm = row_tile(v, m)
     if bm is None:
         raise ValueError(f"the wgmma.sp kernel needs V % 64 == 0 (or M = 4), got V = {v}")
@@ -540,8 +542,8 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
                          f"(m = {m}, x strides {x2.stride()}, K = {k})")
     # (the X^T row stride: a feature-major x's own, else the transposed copy's, T padded to 8; checked
     # before the transpose, which a chunked call makes per chunk)
-    ldx = max(x2.stride(1) if x2.stride(0) == 1 else 0, -(-ntok // 8) * 8)
-    if not direct and (k * ldx + ntok) * x.element_size() >= GATHER_BYTES_MAX:
+    ldxt = max(x2.stride(1) if x2.stride(0) == 1 else 0, -(-ntok // 8) * 8)
+    if not direct and (k * ldxt + ntok) * x.element_size() >= GATHER_BYTES_MAX:
         return _token_chunks(x, x2, y, values, meta, cols, bias, r, k, v, m, tile, splits)
     xt, ldx, ntok_load = (x2, k, ntok) if direct else spmm_mma_sp.feature_major(x2)
     sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
