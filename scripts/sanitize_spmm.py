@@ -91,6 +91,10 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
                 check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=tile, tma_x=tma),
                       f"wgmma {tile} epi_tma={W.EPI_TMA}")
             W.EPI_TMA = False
+            if not tile.cluster > 1:  # Y^T into a feature-major out (v137)
+                yt = torch.full((r, t), float("nan"), dtype=dtype, device="cuda").t()
+                check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=tile, tma_x=tma, out=yt),
+                      f"wgmma {tile} Y^T")
         W._sms = sms
 torch.cuda.synchronize()
 print(f"worst rel err {worst:.2e}", "OK" if worst < 1e-2 else "FAILED")

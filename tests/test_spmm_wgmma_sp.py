@@ -4,7 +4,8 @@ CPU: every kernel variant compiles for sm_90a with NVRTC, without spills, with t
 split; its SASS holds HGMMA.SP with a transposed (MN-major) B and the setmaxnreg reallocation;
 the layout round-trips; tiles fit the shared memory they were planned for. GPU (marked; skipped
 without an sm_90 device): correctness over T, ragged R/K, every v (16/32 through the mma.sp
-fallback), m, dtype, bias, every tile, split-K, feature-major input, CUDA graphs, opcheck, backward.
+fallback), m, dtype, bias, every tile, split-K, feature-major input and output, CUDA graphs, opcheck,
+backward.
 """
 
 import itertools
@@ -296,6 +297,13 @@ def test_layout_as_2_4_needs_m_multiple_of_4():
     vw = vs.pack(torch.zeros(64, 100, dtype=torch.bfloat16), cfg)
     with pytest.raises(ValueError, match="M % 4"):
         W.layout_as_2_4(vw)
+
+
+def test_out_must_be_row_major_or_feature_major():
+    x, vals = torch.zeros(8, 64), torch.zeros(1)
+    for bad in (torch.zeros(16, 9)[:, :8].t(), torch.zeros(16, 16).t()[:8, ::2]):
+        with pytest.raises(ValueError, match="transpose of a contiguous"):
+            W.spmm_sm90a(x, vals, vals, None, None, 16, 64, 128, 8, out=bad)
 
 
 def test_not_a_cpu_path():
@@ -679,6 +687,31 @@ def test_feature_major_input_and_paths_entry():
         ref = xin.float() @ w.float().t()
         y = path(xin, vw)
         assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2
+
+
+@pytest.mark.gpu
+@needs_sm90a
+@pytest.mark.parametrize("r,k,t,v,m", [
+    (260, 1000, 300, 128, 8),  # gathered prefill tile writes Y^T itself; ragged R, T % 8 != 0 (scalar stores)
+    (512, 2048, 296, 128, 32),  # ... 16-byte stores along tokens
+    (384, 1024, 512, 64, 128),  # persistent tiles (M >= 64): 64-token passes
+    (1000, 1000, 296, 64, 4),  # plain 2:4, X by TMA
+    (4096, 512, 256, 128, 4),  # mid T 2:4 with K splits (v132): Y row-major, then copied
+    (300, 1000, 4, 128, 8),  # the decode kernel: copied
+    (2048, 1000, 16, 128, 16),  # the narrow gathered tile
+])
+def test_feature_major_out(r, k, t, v, m):
+    """``out`` as the transpose of a contiguous [R, T] (Y^T, v137): filled whatever path runs,
+    NaN-poisoned first; the result is ``out`` itself."""
+    gen = torch.Generator().manual_seed(r + t)
+
+    def launch(x, vw, b, _):
+        out = torch.full((r, t), float("nan"), dtype=x.dtype, device="cuda").t()
+        y = W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, v, m, out=out)
+        assert y.data_ptr() == out.data_ptr() and y.stride() == (1, t)
+        return y
+
+    check_case(launch, r, k, t, v, m, torch.bfloat16, True, gen, what="feature-major out")
 
 
 @pytest.mark.gpu

@@ -67,21 +67,28 @@ class WgTile:
         return 4 * KS * self.bn * 2 + (0 if self.a_regs else self.bm * 2 * KS * 2 + self.bm * KS // 2)
 
     @property
-    def smem_bytes(self) -> int:  # mirrors wg::Plan::BYTES
+    def smem_bytes(self) -> int:
+        return self.smem(yt=False)
+
+    def smem(self, yt: bool) -> int:  # mirrors wg::Plan::BYTES (yt: the Y^T staging, [bm][tokens + 8])
         pipe = self.stages * self.stage_bytes + 2 * self.stages * 8
-        epilogue = (64 if self.persistent else self.bn) * (self.bm + 8) * 2
+        tokens = 64 if self.persistent else self.bn
+        epilogue = (self.bm * (tokens + 8) if yt else tokens * (self.bm + 8)) * 2
         return (-(-pipe // 1024) * 1024 + epilogue if self.persistent else max(pipe, epilogue)) + 1024
 
-    def name(self, dtype: torch.dtype, has_cols: bool, split: bool, tma_x: bool = False) -> str:
+    def name(self, dtype: torch.dtype, has_cols: bool, split: bool, tma_x: bool = False, yt: bool = False) -> str:
+        """yt: the variant that writes Y^T ([R, T], for a feature-major output; no K splits)."""
         args = (_CTYPE[dtype], self.bm, self.bn, self.stages, _b(has_cols), _b(split), _b(tma_x))
-        if self.a_regs or self.persistent or self.cluster > 1:
+        if self.a_regs or self.persistent or self.cluster > 1 or yt:
             args += (self.mb, 2 if self.staged else 1 if self.a_regs else 0)
-        if self.persistent or self.cluster > 1 or self.copy_steps > 1:
+        if self.persistent or self.cluster > 1 or self.copy_steps > 1 or yt:
             args += (_b(self.persistent),)
-        if self.cluster > 1 or self.copy_steps > 1:
+        if self.cluster > 1 or self.copy_steps > 1 or yt:
             args += (self.cluster,)
-        if self.copy_steps > 1:
+        if self.copy_steps > 1 or yt:
             args += (self.copy_steps,)
+        if yt:
+            args += (_b(yt),)
         return "vnm::spmm_wgmma_sp<" + ", ".join(str(a) for a in args) + ">"
 
     def __str__(self) -> str:
@@ -510,8 +517,26 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
 
     V % 64 != 0 runs the cp.async mma.sp kernel (same operands). Plain 2:4 (m = 4) can read X by
     TMA where :func:`x_direct` allows: ``tma_x=True``, or by itself once ``TMA_X_BY_DEFAULT``.
-    ``tile``, ``splits`` and ``out`` (a contiguous [T, R] buffer) exist for tests and tuning.
+    ``tile`` and ``splits`` exist for tests and tuning. ``out``: a contiguous [T, R] buffer, or a
+    feature-major one (the transpose of a contiguous [R, T]: Y^T, which a next gathered call reads
+    without transposing; v137), which a launch without K splits writes itself and every other
+    case by a copy.
     """
+    if out is None or out.is_contiguous():
+        return _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, tile, splits, out, tma_x, None)
+    if out.dim() != 2 or out.shape != (x.numel() // max(1, in_features), out_features) or out.stride() != (1, out.shape[0]):
+        raise ValueError(f"out must be a contiguous [T, R] tensor or the transpose of a contiguous [R, T] one "
+                         f"(T = {x.numel() // max(1, in_features)}, R = {out_features}); got shape {tuple(out.shape)}, "
+                         f"strides {out.stride()}")
+    y = _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, tile, splits, None, tma_x, out)
+    if y.data_ptr() != out.data_ptr():  # (the kernel wrote Y row-major: a K-split or decode-kernel call)
+        out.copy_(y.reshape(out.shape))
+    return out.view(*x.shape[:-1], out_features)
+
+
+def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, tile, splits, out, tma_x, yt):
+    """spmm_sm90a; yt: the feature-major out, which the one-launch path writes as Y^T (the others
+    return Y row-major for the caller to copy)."""
     a_regs = values.dim() == 5  # the fragment image (layout_of); else the sm80 layout (SMEM_A_TILES)
     if row_tile(v, m) is None:
         if a_regs:
@@ -582,19 +607,21 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else TRACE
     grid = tile.grid(r, ntok, splits, sms)
     xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn // tile.cluster)) if direct else jit.NO_TENSOR_MAP
-    epi_tma = EPI_TMA and tile.persistent and tile.mb == 1 and r % 8 == 0 and y.data_ptr() % 16 == 0
+    to_yt = yt is not None and splits == 1  # the kernel writes the feature-major out as Y^T [R, T]
+    y = yt if to_yt else y
+    epi_tma = EPI_TMA and tile.persistent and tile.mb == 1 and r % 8 == 0 and y.data_ptr() % 16 == 0 and not to_yt
     ymap = jit.tensor_map_2d(y, (64, 64)) if epi_tma else jit.NO_TENSOR_MAP  # [64 tokens][64 rows] boxes
     # A by TMA: a box of 2*KS values x bm rows per stage, whose 64B swizzle is the kernel's A image
     amap = jit.NO_TENSOR_MAP if a_regs else jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64)
-    _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct), epi_tma).launch(
+    _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct, to_yt), epi_tma).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS,
          xmap, amap, ymap),
-        shared_mem=tile.smem_bytes, cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
+        shared_mem=tile.smem(to_yt), cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
     )
     if splits > 1:
         spmm_mma_sp.reduce_splits(partial, bias, y, sms)
-    return y.view(*x.shape[:-1], r)
+    return y if to_yt else y.view(*x.shape[:-1], r)
 
 
 def _token_chunks(x, x2, y, values, meta, cols, bias, r, k, v, m, tile, splits):
@@ -627,9 +654,13 @@ def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str
     """Every kernel of this file for one dtype (what the compile-everything test builds), or of
     ``tiles`` only."""
     tiles = ALL_TILES if tiles is None else tiles
-    return [t.name(dtype, c, s, d) for t in tiles for c, d in ((True, False), (False, False), (False, True))
-            for s in ((False, True) if t.splittable else (False,)) if t.mb == 1 or not c
-            if d or not t.x_by_tma_only]
+    names = [t.name(dtype, c, s, d) for t in tiles for c, d in ((True, False), (False, False), (False, True))
+             for s in ((False, True) if t.splittable else (False,)) if t.mb == 1 or not c
+             if d or not t.x_by_tma_only]
+    # the Y^T epilogue (feature-major out, v137) of the prefill tiles (the others compile it on first use)
+    return names + [t.name(dtype, c, False, d, yt=True) for t in tiles if t in TILES + PERSISTENT_TILES
+                    for c, d in ((True, False), (False, False), (False, True)) if t.mb == 1 or not c
+                    if d or not t.x_by_tma_only]
 
 
 def supported(device: torch.device) -> tuple[bool, str]:

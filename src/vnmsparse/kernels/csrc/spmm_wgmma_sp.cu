@@ -150,7 +150,7 @@ struct GatherB {
   static_assert(SW == 32 || SW == 64 || SW == 128, "gathered token tiles of 16, 32 or a multiple of 64");
 };
 
-template <int BM, int BN, int STAGES, int MB = 1, int AREG = 0, bool PERSIST = false, int CS = 1>
+template <int BM, int BN, int STAGES, int MB = 1, int AREG = 0, bool PERSIST = false, int CS = 1, bool YT = false>
 struct Plan {
   static constexpr int NC = (BM / (64 * MB)) * 128;  // consumer threads (MB m64 blocks each)
   static constexpr int NT = NC + 128;                // + one producer warpgroup
@@ -161,12 +161,12 @@ struct Plan {
   static constexpr int OFF_M = OFF_A + STAGES * A;
   static constexpr int OFF_BAR = OFF_M + STAGES * M;
   static constexpr int PIPE = OFF_BAR + 2 * STAGES * 8;
-  // Epilogue staging [EPI_TOK][BM + 8] elements, EPI_TOK tokens per pass. One pass over the ring's
-  // bytes when a CTA owns one tile; PERSIST keeps it apart (64-token passes) so that the producer
-  // fills the ring with the next tile's stages during the epilogue.
-  static constexpr int C_PITCH = BM + 8;
+  // Epilogue staging [EPI_TOK][BM + 8] elements, EPI_TOK tokens per pass (YT: [BM][EPI_TOK + 8]). One
+  // pass over the ring's bytes when a CTA owns one tile; PERSIST keeps it apart (64-token passes) so
+  // that the producer fills the ring with the next tile's stages during the epilogue.
   static constexpr int EPI_TOK = PERSIST ? 64 : BN;
-  static constexpr int EPI = EPI_TOK * C_PITCH * 2;
+  static constexpr int C_PITCH = YT ? EPI_TOK + 8 : BM + 8;
+  static constexpr int EPI = (YT ? BM : EPI_TOK) * C_PITCH * 2;
   // (PERSIST: 1024-byte aligned, as the 128B-swizzled boxes of the TMA-store epilogue need.)
   static constexpr int OFF_EPI = PERSIST ? (PIPE + 1023) / 1024 * 1024 : 0;
   // Dynamic shared memory of a launch: + 1024 to align the base (swizzles need 1024-byte images).
@@ -211,7 +211,7 @@ struct Plan {
 // Consumers load them a few stages ahead into a ring of register sets (VNM_WG_AREG_SETS). MB = 2 gives each
 // consumer two m64 blocks (a 256 x 128 tile: B is written once per 256 rows, not 128).
 template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, bool TMA_X, int MB = 1, int AREG = 0,
-          bool PERSIST = false, int CLUSTER = 1, int COPY_STEPS = 1>
+          bool PERSIST = false, int CLUSTER = 1, int COPY_STEPS = 1, bool YT = false>
 __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::NT,
                                   wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::CTAS_PER_SM)
     spmm_wgmma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
@@ -221,10 +221,11 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
                   const __grid_constant__ TensorMap amap, const __grid_constant__ TensorMap ymap) {
   static_assert(!(TMA_X && HAS_COLS), "TMA_X loads X whole: only for m = 4 (no column offsets)");
   static_assert(!(PERSIST && SPLIT), "split-K runs one tile per CTA");
+  static_assert(!(YT && (SPLIT || (PERSIST && VNM_WG_EPI_TMA))), "Y^T from the staged epilogue only");
   static_assert(CLUSTER == 1 || (TMA_X && !SPLIT && BM <= 128 && (CLUSTER == 2 || CLUSTER == 4)),
                 "X multicast over a cluster of row tiles: plain 2:4 by TMA, no K splits");
 #if VNM_HAS_WGMMA
-  using P = wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, COPY_STEPS>;
+  using P = wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, COPY_STEPS, YT>;
   using GB = wg::GatherB<BN>;
   using wg::KS;
   using wg::cp_async16_s;
@@ -654,6 +655,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       auto staged = [&](int t, int r) -> int {  // element index of (token t of the pass, tile row r)
         if constexpr (tma_epi) {
           return (r >> 6) * 4096 + t * 64 + ((((r & 63) >> 3) ^ (t & 7)) << 3) + (r & 7);
+        } else if constexpr (YT) {
+          return r * P::C_PITCH + t;
         } else {
           return t * P::C_PITCH + r;
         }
@@ -697,7 +700,11 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           continue;
         }
         named_barrier_sync(1, NC);
-        store_staged<T, BM, ET, P::C_PITCH, NC>(sC, y, row0, tok0 + pass * ET, R, ntok, ct);
+        if constexpr (YT) {  // y is Y^T [R][ntok]: staged rows are tile rows, tokens run along them
+          store_staged<T, ET, BM, P::C_PITCH, NC>(sC, y, tok0 + pass * ET, row0, ntok, R, ct);
+        } else {
+          store_staged<T, BM, ET, P::C_PITCH, NC>(sC, y, row0, tok0 + pass * ET, R, ntok, ct);
+        }
       }
       if (PERSIST && VNM_WG_EPI_TMA && MB == 1 && tile + stride < ntiles) preload(tile + stride);
     }
