@@ -150,6 +150,23 @@ def test_from_linear_errors_name_the_layer():
         VNMLinear.from_linear(masked_linear(16, 16, "2:4"), "8:2:8")
 
 
+def test_feature_major_out_chain():
+    """gate/up with feature_major_out, act * up in between, down reading that: as with row-major."""
+    gen = torch.Generator().manual_seed(3)
+    lins = [nn.Linear(32, 48), nn.Linear(32, 48), nn.Linear(48, 32)]
+    vnm = []
+    for lin in lins:
+        with torch.no_grad():
+            lin.weight.mul_(vs.vnm_mask(lin.weight.abs(), "16:2:8"))
+        vnm.append(VNMLinear.from_linear(lin, "16:2:8"))
+    x = torch.randn(2, 5, 32, generator=gen)
+    ref = vnm[2](torch.nn.functional.silu(vnm[0](x)) * vnm[1](x))
+    vnm[0].feature_major_out = vnm[1].feature_major_out = True
+    gate, up = vnm[0](x), vnm[1](x)
+    assert gate.reshape(10, 48).stride() == (1, 10) and "feature_major_out=True" in repr(vnm[0])
+    torch.testing.assert_close(vnm[2](torch.nn.functional.silu(gate) * up), ref)
+
+
 def test_forward_errors():
     m = VNMLinear.from_linear(masked_linear(16, 24, "16:2:8"), "16:2:8")
     with pytest.raises(ValueError, match="in_features=24"):

@@ -276,6 +276,22 @@ class SparseLinear(torch.nn.Module):
         return torch.nn.functional.gelu(vs.spmm(x, self.vw, self.bias)) * 2 + 1
 
 
+@pytest.mark.parametrize("batch", [(1,), (6,), (2, 3)])
+def test_spmm_feature_major_out(batch):
+    """Same values; the memory holds Y^T (the tokens of each output feature contiguous), so that a
+    next call can read it as a feature-major x; elementwise ops keep that layout."""
+    vw, bias = random_weight(40, 27, "16:2:8"), torch.randn(40)
+    x = torch.randn(*batch, 27)
+    y = vs.spmm(x, vw, bias, feature_major_out=True)
+    torch.testing.assert_close(y, vs.spmm(x, vw, bias))
+    tokens = x.numel() // 27
+    y2 = y.reshape(tokens, 40)
+    assert y2.data_ptr() == y.data_ptr() and (tokens == 1 or y2.stride() == (1, tokens))
+    z = torch.nn.functional.silu(y) * y
+    assert tokens == 1 or z.reshape(tokens, 40).stride() == (1, tokens)
+    torch.testing.assert_close(vs.spmm(z, random_weight(8, 40, "16:2:8")), vs.spmm(z.contiguous(), random_weight(8, 40, "16:2:8")))
+
+
 def test_torch_compile_fullgraph_matches_eager():
     torch._dynamo.reset()
     vw = random_weight(40, 27, "16:2:8")
@@ -307,6 +323,20 @@ def test_gpu_spmm_against_float64(dtype, spec, shape, batch):
     bias = torch.randn(shape[0], device="cuda").to(dtype)
     y = vs.spmm(x, vw, bias)
     assert y.is_cuda and y.dtype == dtype and y.shape == (*batch, shape[0])
+    assert_close_to_float64(y.cpu(), x.cpu(), vw.cpu(), bias.cpu())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("spec", ["2:4", "128:2:8", "64:2:8", "128:2:32"])
+@pytest.mark.parametrize("ntok", [1, 5, 40, 300, 2048])
+def test_gpu_spmm_feature_major_out(spec, ntok):
+    """Y^T written by the wgmma.sp epilogue (or copied, where a call splits K or runs the decode
+    kernel): the same result as the row-major call, token-contiguous memory."""
+    vw = random_weight(512, 768, spec, torch.bfloat16).cuda()
+    bias = torch.randn(512, device="cuda").bfloat16()
+    x = torch.randn(ntok, 768, device="cuda").bfloat16()
+    y = vs.spmm(x, vw, bias, feature_major_out=True)
+    assert ntok == 1 or y.stride() == (1, ntok)
     assert_close_to_float64(y.cpu(), x.cpu(), vw.cpu(), bias.cpu())
 
 

@@ -66,6 +66,11 @@ class VNMLinear(nn.Module):
     last moved (the Sparse Tensor Core layout on a supported GPU, the canonical parts elsewhere),
     so ``torch.compile(fullgraph=True)`` and CUDA-graph capture see nothing but the op.
     ``x`` must have the weight's dtype (float64 ``x`` is also accepted on CPU).
+
+    ``feature_major_out = True`` (an attribute, off by default) makes the output's memory hold Y^T
+    (``vnmsparse.spmm(..., feature_major_out=True)``): set it on Linears whose output reaches the
+    next V:2:M Linear through elementwise ops only (an MLP's gate and up projections), which then
+    reads it with no transpose. Plain 2:4 consumers read row-major X faster (by TMA).
     """
 
     def __init__(self, in_features: int, out_features: int, cfg, bias: bool = True, *, device=None, dtype=None):
@@ -102,6 +107,7 @@ class VNMLinear(nn.Module):
             self.register_buffer(name, None, persistent=False)
         self._kernel_layout = "canonical"
         self._kernel_impl: Optional[Callable] = None  # the layout's CUDA implementation (eager fast path)
+        self.feature_major_out = False
         self._vw: Optional[VNMWeight] = None
         self._refresh()
 
@@ -211,12 +217,8 @@ class VNMLinear(nn.Module):
             # As vnmsparse.spmm: the kernel (and for V:2:8 prefill the as-2:4 image) by token count.
             # A compiled graph keeps the layout made at load time (no layout built while tracing).
             layout, operands = ops.select_operands(x, self._vw, bias)
-            impl = ops.CUDA_LAYOUTS.get(layout)
-            if impl is not None and not (torch.is_grad_enabled() and (x.requires_grad or (bias is not None and bias.requires_grad))):
-                # Eager inference calls the kernel directly, as vnmsparse.spmm does: the dispatcher
-                # costs ~24 us per call, more than a decode-sized kernel. Autograd sees the op.
-                return impl(x, *operands, bias, self.out_features, self.in_features, self.cfg.v, self.cfg.m)
-        return ops.spmm_op(x, *operands, bias, self.out_features, self.in_features, self.cfg.v, self.cfg.m, layout)
+        return ops.spmm_with(x, layout, operands, bias, self.out_features, self.in_features, self.cfg.v, self.cfg.m,
+                             self.feature_major_out)
 
     @property
     def nbytes(self) -> int:
@@ -227,7 +229,8 @@ class VNMLinear(nn.Module):
         vw = self._vw
         return (f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}, "
                 f"vnm={self.cfg}, dtype={str(vw.dtype).replace('torch.', '')}, "
-                f"packed={_human(vw.nbytes)} ({vw.nbytes / max(1, vw.dense_nbytes):.3f} of dense)")
+                f"packed={_human(vw.nbytes)} ({vw.nbytes / max(1, vw.dense_nbytes):.3f} of dense)"
+                + (", feature_major_out=True" if self.feature_major_out else ""))
 
 
 def _pack_anywhere(w: torch.Tensor, cfg: VNMConfig) -> VNMWeight:

@@ -21,6 +21,9 @@ CUDA_LAYOUTS: dict[str, Callable] = {}
 # ... and how to get the canonical parts back from their layout (for backward):
 # layout name -> fn(values, positions, columns, shape, cfg) -> (values, positions, columns).
 LAYOUT_DECODERS: dict[str, Callable] = {}
+# Layouts whose CUDA implementation takes ``out=``, a feature-major [T, R] buffer, and writes Y^T
+# into it itself (``spmm(..., feature_major_out=True)``); the others' results are copied into one.
+FEATURE_MAJOR_OUT_LAYOUTS: set[str] = set()
 
 
 def spmm_reference(x, values, positions, columns, bias, out_features, in_features, v, m):
@@ -143,22 +146,39 @@ def select_operands(x: Optional[torch.Tensor], weight: VNMWeight, bias: Optional
     return _canonical_operands(x, weight)
 
 
-def spmm(x: torch.Tensor, weight: VNMWeight, bias: Optional[torch.Tensor] = None) -> torch.Tensor:
+def spmm(x: torch.Tensor, weight: VNMWeight, bias: Optional[torch.Tensor] = None, *,
+         feature_major_out: bool = False) -> torch.Tensor:
     """``x[..., K] @ unpack(weight).T (+ bias)`` with the output in x's dtype.
 
     Runs a Sparse Tensor Core kernel for CUDA tensors where one is available, the PyTorch
     reference otherwise. x, weight and bias must share device and dtype (float64 x with a
     float32/half weight is allowed on CPU for reference checks). Any leading dimensions of x.
+    ``feature_major_out``: the result's memory holds Y^T (token-contiguous, as ``x`` may be): a
+    next call on a V:2:M weight then reads it with no transpose; elementwise ops in between keep
+    that layout. The wgmma.sp kernel writes it directly; elsewhere it is a copy.
     """
     check_spmm_inputs(x, weight, bias)
     layout, operands = select_operands(x, weight, bias)
     r, k = weight.shape
+    return spmm_with(x, layout, operands, bias, r, k, weight.cfg.v, weight.cfg.m, feature_major_out)
+
+
+def spmm_with(x, layout, operands, bias, out_features, in_features, v, m, feature_major_out=False) -> torch.Tensor:
+    """The call once its layout is chosen (spmm, VNMLinear): the kernel itself in eager inference
+    (the dispatcher costs ~24 us per call, measured on CPU, more than a decode-sized kernel),
+    else the registered op, which torch.compile and autograd see."""
     impl = CUDA_LAYOUTS.get(layout)
+    tokens = x.numel() // max(1, in_features)
     if impl is not None and not torch.compiler.is_compiling() and not _needs_grad(x, bias):
-        # Eager kernel calls skip the dispatcher: it costs ~24 us per call (measured on CPU), more
-        # than a decode-sized kernel. torch.compile and autograd still see the registered op.
-        return impl(x, *operands, bias, r, k, weight.cfg.v, weight.cfg.m)
-    return spmm_op(x, *operands, bias, r, k, weight.cfg.v, weight.cfg.m, layout)
+        if feature_major_out and layout in FEATURE_MAJOR_OUT_LAYOUTS and tokens > 1:
+            out = x.new_empty(out_features, tokens).t()
+            return impl(x, *operands, bias, out_features, in_features, v, m, out=out)
+        y = impl(x, *operands, bias, out_features, in_features, v, m)
+    else:
+        y = spmm_op(x, *operands, bias, out_features, in_features, v, m, layout)
+    if not feature_major_out or tokens <= 1:
+        return y
+    return y.reshape(tokens, out_features).t().contiguous().t().view(y.shape)
 
 
 def _needs_grad(x, bias) -> bool:

@@ -26,6 +26,7 @@ ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_BULK] = functools.partial(spmm_mma_sp.can
 ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.spmm_sm90a
 ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.canonical_from_layout
 ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT_AS_2_4] = spmm_wgmma_sp.spmm_sm90a_as_2_4
+ops.FEATURE_MAJOR_OUT_LAYOUTS.update((spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.LAYOUT_AS_2_4))  # Y^T by the epilogue (v137)
 ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT_AS_2_4] = spmm_wgmma_sp.canonical_from_layout_as_2_4
 
 @functools.lru_cache(maxsize=None)
