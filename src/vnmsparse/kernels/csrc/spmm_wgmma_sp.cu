@@ -221,11 +221,14 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
                   const __grid_constant__ TensorMap amap, const __grid_constant__ TensorMap ymap) {
   static_assert(!(TMA_X && HAS_COLS), "TMA_X loads X whole: only for m = 4 (no column offsets)");
   static_assert(!(PERSIST && SPLIT), "split-K runs one tile per CTA");
-  static_assert(!(YT && (SPLIT || (PERSIST && VNM_WG_EPI_TMA))), "Y^T from the staged epilogue only");
+  static_assert(!(YT && SPLIT), "Y^T from the epilogue of whole tiles (K splits write partial sums)");
   static_assert(CLUSTER == 1 || (TMA_X && !SPLIT && BM <= 128 && (CLUSTER == 2 || CLUSTER == 4)),
                 "X multicast over a cluster of row tiles: plain 2:4 by TMA, no K splits");
 #if VNM_HAS_WGMMA
   using P = wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, COPY_STEPS, YT>;
+  // Y by TMA stores from the persistent tiles (VNM_WG_EPI_TMA; MB = 2 spilled 256 bytes; Y^T goes
+  // through the staged epilogue)
+  constexpr bool TMA_EPI = PERSIST && VNM_WG_EPI_TMA && MB == 1 && !YT;
   using GB = wg::GatherB<BN>;
   using wg::KS;
   using wg::cp_async16_s;
@@ -620,7 +623,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       if (PERSIST) release_stage(g + nsteps - 1);  // the last stage: the producer may be waiting for it
       // The next tile's first A registers: in flight during the epilogue (with the TMA-store
       // epilogue after it: its swizzled staging addresses and those sets spilled at 128 x 256).
-      if (PERSIST && !(VNM_WG_EPI_TMA && MB == 1) && tile + stride < ntiles) preload(tile + stride);
+      if (PERSIST && !TMA_EPI && tile + stride < ntiles) preload(tile + stride);
 
       if (SPLIT) {
 #pragma unroll
@@ -635,25 +638,24 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       }
 
       // Epilogue: bias + one rounding, staged EPI_TOK tokens at a time as [tokens][BM rows] so Y
-      // rows leave in 16-byte stores, or (tma_epi) as BM / 64 boxes of [64 tokens][64 rows] with
+      // rows leave in 16-byte stores, or (TMA_EPI) as BM / 64 boxes of [64 tokens][64 rows] with
       // the 128B swizzle (16-byte chunk c of token row t at chunk c ^ (t & 7)) that one thread
       // stores by TMA. Each pass's first barrier: the previous pass's (or tile's) reads of the
-      // staging are done (with tma_epi, the issuer waited for its stores' reads before it) and,
+      // staging are done (with TMA_EPI, the issuer waited for its stores' reads before it) and,
       // where it overlaps the ring (one tile per CTA), every consumer's wgmma too.
       T* sC = reinterpret_cast<T*>(smem + P::OFF_EPI);
       constexpr int ET = P::EPI_TOK;
-      constexpr bool tma_epi = PERSIST && VNM_WG_EPI_TMA && MB == 1;  // (MB = 2 spilled 256 bytes)
-      // With tma_epi the thread's swizzle terms are derived here from a fresh read of %tid.x: derived
+      // With TMA_EPI the thread's swizzle terms are derived here from a fresh read of %tid.x: derived
       // from the consumer's variables, ptxas hoisted them out of the tile loop and spilled them.
       int e_tig = tig, e_mrow = mrow;
-      if constexpr (tma_epi) {
+      if constexpr (TMA_EPI) {
         int tid_now;
         asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(tid_now));
         e_tig = tid_now & 3;
         e_mrow = 64 * MB * ((tid_now - 128) >> 7) + 16 * ((tid_now >> 5) & 3) + ((tid_now >> 2) & 7);
       }
       auto staged = [&](int t, int r) -> int {  // element index of (token t of the pass, tile row r)
-        if constexpr (tma_epi) {
+        if constexpr (TMA_EPI) {
           return (r >> 6) * 4096 + t * 64 + ((((r & 63) >> 3) ^ (t & 7)) << 3) + (r & 7);
         } else if constexpr (YT) {
           return r * P::C_PITCH + t;
@@ -673,7 +675,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       // accumulators of its tokens, picked by a predicate so that their indices stay constants.
 #pragma unroll 1
       for (int pass = 0; pass < BN / ET; ++pass) {
-        if (tma_epi && ct == 0) bulk_wait_group_read<0>();  // the previous stores have read the staging
+        if (TMA_EPI && ct == 0) bulk_wait_group_read<0>();  // the previous stores have read the staging
         named_barrier_sync(1, NC);
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
@@ -688,7 +690,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
                 sC[staged(t, e_mrow + 64 * b + 8 * h)] = Elem<T>::from_float(acc[b][4 * j + 2 * h + e] + bv[b][h]);
               }
         }
-        if (tma_epi) {
+        if (TMA_EPI) {
           fence_proxy_async_smem();  // this thread's staging writes, before the TMA (async proxy) reads them
           named_barrier_sync(1, NC);
           if (ct == 0) {  // elements past R and ntok are not written
@@ -706,9 +708,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           store_staged<T, BM, ET, P::C_PITCH, NC>(sC, y, row0, tok0 + pass * ET, R, ntok, ct);
         }
       }
-      if (PERSIST && VNM_WG_EPI_TMA && MB == 1 && tile + stride < ntiles) preload(tile + stride);
+      if (TMA_EPI && tile + stride < ntiles) preload(tile + stride);
     }
-    if (PERSIST && VNM_WG_EPI_TMA && MB == 1 && ct == 0) bulk_wait_group<0>();  // the last stores done
+    if (TMA_EPI && ct == 0) bulk_wait_group<0>();  // the last stores done
   }
   if constexpr (CLUSTER > 1) cluster_sync();  // no CTA leaves while a peer may still signal its barriers
 #endif
