@@ -676,6 +676,8 @@ def run_model(args, spec: ModelSpec, dtype_name: str, device, writer: Writer, bu
 
                     rep = sparsify_(model, cfg, spec.linear_filter)
                     note = f"{len(rep.converted)} layers as VNMLinear" + (f"; {len(rep.skipped)} skipped" if rep.skipped else "")
+                    if args.feature_major_mlp:
+                        note += f"; feature-major out on {feature_major_mlp(model)}"
                     if rep.skipped:
                         note += " (" + "; ".join(f"{k}: {v}" for k, v in list(rep.skipped.items())[:3]) + ")"
             lin, resident = linear_bytes(model, spec)
@@ -847,6 +849,21 @@ def read_csv(path) -> tuple[dict, list]:
 # command line
 
 
+# The Linears whose output reaches the next Linear through elementwise ops only (an MLP's up path):
+# LLaMA's gate/up, GPT-2's c_fc, BERT's intermediate (v138).
+FEATURE_MAJOR_MLP = ("gate_proj", "up_proj", "mlp.c_fc", "intermediate.dense")
+
+
+def feature_major_mlp(model) -> int:
+    """Sets ``feature_major_out`` on the FEATURE_MAJOR_MLP VNMLinears; returns how many."""
+    from .nn import VNMLinear
+
+    mods = [m for name, m in model.named_modules() if isinstance(m, VNMLinear) and name.endswith(FEATURE_MAJOR_MLP)]
+    for m in mods:
+        m.feature_major_out = True
+    return len(mods)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="vnmsparse bench e2e", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--workloads", default=",".join(WORKLOADS), help=f"comma-separated subset of {', '.join(WORKLOADS)} (default: all)")
@@ -865,6 +882,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--from-csv", help="only (re)write the markdown and plot of an existing CSV")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--tiny", action="store_true", help="tiny models (CPU smoke test of the harness)")
+    p.add_argument("--feature-major-mlp", action="store_true",
+                   help="VNMLinear's feature_major_out on each MLP's up path (gate/up, c_fc, intermediate): "
+                        "the next Linear reads its input with no transpose")
     return p
 
 
