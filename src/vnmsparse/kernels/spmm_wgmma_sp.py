@@ -654,13 +654,10 @@ def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str
     """Every kernel of this file for one dtype (what the compile-everything test builds), or of
     ``tiles`` only."""
     tiles = ALL_TILES if tiles is None else tiles
-    names = [t.name(dtype, c, s, d) for t in tiles for c, d in ((True, False), (False, False), (False, True))
-             for s in ((False, True) if t.splittable else (False,)) if t.mb == 1 or not c
-             if d or not t.x_by_tma_only]
-    # the Y^T epilogue (feature-major out, v137) of the prefill tiles (the others compile it on first use)
-    return names + [t.name(dtype, c, False, d, yt=True) for t in tiles if t in TILES + PERSISTENT_TILES
-                    for c, d in ((True, False), (False, False), (False, True)) if t.mb == 1 or not c
-                    if d or not t.x_by_tma_only]
+    with_yt = TILES + PERSISTENT_TILES  # the Y^T epilogue (feature-major out, v137); others compile it on first use
+    return [t.name(dtype, c, s, d, yt) for t in tiles for c, d in ((True, False), (False, False), (False, True))
+            if (t.mb == 1 or not c) and (d or not t.x_by_tma_only)
+            for s, yt in ((False, False), (True, False), (False, True)) if (not s or t.splittable) and (not yt or t in with_yt)]
 
 
 def supported(device: torch.device) -> tuple[bool, str]:
