@@ -123,14 +123,16 @@ def test_e2e_tiny_smoke_on_cpu(tmp_path, capsys):
 
 
 def test_e2e_feature_major_mlp_on_cpu(tmp_path):
-    """--feature-major-mlp: each MLP's up path returns Y^T-laid-out outputs; results still match."""
+    """--feature-major-mlp: each MLP's up path returns Y^T-laid-out outputs where the pattern gathers
+    (not plain 2:4, whose TMA path wants row-major X); results still match."""
     code = bench_e2e.main(["--device", "cpu", "--out", str(tmp_path), "--tag", "f", *TINY, "--workloads",
-                           "llama-prefill,gpt2,bert", "--patterns", "64:2:8", "--feature-major-mlp", "--no-plot"])
+                           "llama-prefill,gpt2,bert", "--patterns", "2:4,64:2:8", "--feature-major-mlp", "--no-plot"])
     assert code == 0
     _, rows = bench_e2e.read_csv(tmp_path / "e2e_f.csv")
     vnm = [r for r in rows if r["variant"] == "vnm 64:2:8"]
     assert vnm and all(r["status"] == "ok" and r["rel_err"] < 1e-2 for r in vnm)
     assert all("feature-major out on" in r["note"] and "feature-major out on 0" not in r["note"] for r in vnm)
+    assert all("feature-major out on 0" in r["note"] for r in rows if r["variant"] == "vnm 2:4")
 
 
 def test_e2e_summary_adds_graphs_where_it_quotes_eager():
