@@ -78,6 +78,12 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
         for tma in () if ONLY else (False, True) if W.x_direct(x, cfg.m > 4) else (False,):
             check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits, tma_x=tma),
                   f"splits={splits} wgmma tma_x={tma}")
+        if not ONLY and t > 1 and (cfg.m == 4 or splits):  # X^T by TMA (2:4 on a feature-major x), Y^T from the reduction
+            xf = torch.full((k, -(-t // 8) * 8), float("nan"), dtype=dtype, device="cuda")
+            xf[:, :t] = x.t()
+            yt = torch.full((r, t), float("nan"), dtype=dtype, device="cuda").t()
+            check(W.spmm_sm90a(xf[:, :t].t(), *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits, out=yt),
+                  f"splits={splits} wgmma feature-major x and out")
         # the 256 x 128 tiles (two m64 blocks per consumer) and v22's staged fragment image
         extra = [t2 for t2 in W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES
                  if t2.bn >= 128 and (cfg.m == 4 or cfg.v % t2.bm == 0)

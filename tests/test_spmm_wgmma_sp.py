@@ -306,6 +306,18 @@ def test_out_must_be_row_major_or_feature_major():
             W.spmm_sm90a(x, vals, vals, None, None, 16, 64, 128, 8, out=bad)
 
 
+def test_x_direct_modes():
+    """TMA_X: 1 for a row-major x (K % 8 == 0), 2 for a feature-major one (X^T's rows, a multiple
+    of 8 apart), 0 where the gather runs (column lists, misaligned or odd strides)."""
+    x = torch.zeros(16, 64)
+    assert W.x_direct(x, False) == 1 and W.x_direct(x, True) == 0
+    assert W.x_direct(torch.zeros(64, 16).t(), False) == 2
+    assert W.x_direct(torch.zeros(64, 24)[:, :13].t(), False) == 2  # padded X^T rows, ragged T
+    assert W.x_direct(torch.zeros(64, 13).t(), False) == 0  # rows 26 bytes apart
+    assert W.x_direct(torch.zeros(16, 66)[:, :63], False) == 0  # odd K, padded rows
+    assert W.x_direct(torch.zeros(16, 65)[:, 1:], False) == 0  # base 4 bytes in
+
+
 def test_not_a_cpu_path():
     from vnmsparse.kernels import spmm_paths
 
@@ -390,6 +402,38 @@ def test_x_by_tma(tile):
 
 @pytest.mark.gpu
 @needs_sm90a
+@pytest.mark.parametrize("tile", W.TILES + W.STAGED_2_4_TILES, ids=str)
+def test_x_feature_major_by_tma(tile):
+    """Plain 2:4 on a feature-major x (X^T's rows, NaN past T) reads it by TMA into the MN-major
+    image (TMA_X = 2): ragged T, R and K (odd too), both dtypes, bias, split-K where the tile
+    splits, and a feature-major out as well (Y^T from the epilogue or the split reduction)."""
+    gen = torch.Generator().manual_seed(tile.bm * 5 + tile.bn)
+
+    def case(r, k, t, dtype, bias, y_t=False, **kw):
+        def launch(x, vw, b, out):
+            xt = torch.full((k, -(-t // 8) * 8 + 8), float("nan"), dtype=dtype, device="cuda")
+            xt[:, :t] = x.t()
+            xf = xt[:, :t].t()
+            assert W.x_direct(xf, False) == 2
+            if y_t:
+                out = torch.full((r, t), float("nan"), dtype=dtype, device="cuda").t()
+            y = W.spmm_sm90a(xf, *W.layout_of(vw), b, r, k, 128, 4, tile=tile, out=out, tma_x=True, **kw)
+            assert y.data_ptr() == out.data_ptr()
+            return y
+
+        check_case(launch, r, k, t, 128, 4, dtype, bias, gen, what=f"tile={tile} X^T by TMA y_t={y_t} {kw}")
+
+    for r, k, t in ((260, 8 * 131, 300), (389, 72, 1000), (300, 1001, 7), (513, 4096, 257), (128, 1000, 2)):
+        for dtype, bias in ((torch.bfloat16, True), (torch.float16, False)):
+            case(r, k, t, dtype, bias)
+    case(260, 1000, 300, torch.bfloat16, True, y_t=True)
+    if tile.splittable:
+        case(256, 4096, 40, torch.bfloat16, True, splits=5)
+        case(256, 4096, 40, torch.bfloat16, True, y_t=True, splits=5)
+
+
+@pytest.mark.gpu
+@needs_sm90a
 @pytest.mark.parametrize("tile", W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES + tuple(W.GROUPED_TILES.values()), ids=str)
 def test_every_tile(tile):
     """Every tile (A and metadata from the fragment image into registers, v21): gathered and plain
@@ -407,7 +451,7 @@ def test_every_tile(tile):
             if tile.mb == 1 and not tile.x_by_tma_only:
                 case(r, k + 3, t, 128, 16, dtype, bias)
     if tile.x_by_tma_only:
-        with pytest.raises(ValueError, match="reads X by TMA"):
+        with pytest.raises(ValueError, match="cannot read this X"):
             case(300, 2048, 33, 64, 4, torch.bfloat16, True, tma_x=False)
     else:
         case(300, 2048, 33, 64, 4, torch.bfloat16, True, tma_x=False)
@@ -473,8 +517,10 @@ def test_cluster_multicast(tile, monkeypatch):
     cfg = vs.VNMConfig.parse("2:4")
     vw = vs.pack(random_vnm(256, 64, cfg, torch.bfloat16, "cuda", gen), cfg)
     x = torch.randn(8, 64, device="cuda", dtype=torch.bfloat16)
-    with pytest.raises(ValueError, match="reads X by TMA"):
+    with pytest.raises(ValueError, match="cannot read this X"):
         W.spmm_sm90a(x, *W.layout_of(vw), None, 256, 64, 128, 4, tile=tile, tma_x=False)
+    with pytest.raises(ValueError, match="cannot read this X"):  # X^T by TMA: no multicast form
+        W.spmm_sm90a(x.t().contiguous().t(), *W.layout_of(vw), None, 256, 64, 128, 4, tile=tile)
 
 
 @pytest.mark.gpu
@@ -696,7 +742,8 @@ def test_feature_major_input_and_paths_entry():
     (512, 2048, 296, 128, 32),  # ... 16-byte stores along tokens
     (384, 1024, 512, 64, 128),  # persistent tiles (M >= 64): 64-token passes
     (1000, 1000, 296, 64, 4),  # plain 2:4, X by TMA
-    (4096, 512, 256, 128, 4),  # mid T 2:4 with K splits (v132): Y row-major, then copied
+    (4096, 512, 256, 128, 4),  # mid T 2:4 with K splits (v132): Y^T from the split reduction
+    (4096, 1000, 40, 128, 16),  # the 64-token decode tile with K splits: the same
     (300, 1000, 4, 128, 8),  # the decode kernel: copied
     (2048, 1000, 16, 128, 16),  # the narrow gathered tile
 ])

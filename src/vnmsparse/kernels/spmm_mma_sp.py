@@ -530,12 +530,15 @@ REDUCE_VEC, REDUCE_VEC_MIN = 64, 1 << 17
 
 
 def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> None:
-    """y = sum of the split-K fp32 partials [splits, T, R] + bias, in one deterministic pass."""
+    """y = sum of the split-K fp32 partials [splits, T, R] + bias, in one deterministic pass. y: a
+    contiguous [T, R], or the transpose of a contiguous [R, T] (a feature-major output: Y^T)."""
     splits, ntok, r = partial.shape
+    yt = ntok > 1 and not y.is_contiguous()
     aligned = r % 4 == 0 and y.data_ptr() % 8 == 0 and (bias is None or bias.data_ptr() % 8 == 0)
-    vec = REDUCE_VEC > 0 and ntok * r >= REDUCE_VEC_MIN and aligned
+    vec = REDUCE_VEC > 0 and ntok * r >= REDUCE_VEC_MIN and aligned and not yt
     n, threads = (ntok * r // 4, REDUCE_VEC) if vec else (ntok * r, 256)
-    _kernel(f"vnm::splitk_reduce<{_CTYPE[y.dtype]}, {_b(vec)}>", ("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
+    _kernel(f"vnm::splitk_reduce<{_CTYPE[y.dtype]}, {_b(vec)}{', true' if yt else ''}>",
+            ("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
         (min(-(-n // threads), 1024 * sms // threads), 1, 1), (threads, 1, 1), (partial, bias, y, splits, ntok, r), pdl=True
     )
 
@@ -555,7 +558,7 @@ def name_expressions(dtype: torch.dtype) -> list[str]:
     names += [t.name(dtype, c, False) for t in WS_TILES.values() for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64) for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c, True) for bm in (128, 64) for bn in (8, 16, 32, 64) for c in (True, False)]
-    names += [f"vnm::splitk_reduce<{_CTYPE[dtype]}, {v}>" for v in ("false", "true")]
+    names += [f"vnm::splitk_reduce<{_CTYPE[dtype]}, {v}>" for v in ("false", "true", "false, true")]
     return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::transpose_pad16<{_CTYPE[dtype]}>"]
 
 

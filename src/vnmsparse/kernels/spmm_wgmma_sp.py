@@ -76,9 +76,10 @@ class WgTile:
         epilogue = (self.bm * (tokens + 8) if yt else tokens * (self.bm + 8)) * 2
         return (-(-pipe // 1024) * 1024 + epilogue if self.persistent else max(pipe, epilogue)) + 1024
 
-    def name(self, dtype: torch.dtype, has_cols: bool, split: bool, tma_x: bool = False, yt: bool = False) -> str:
-        """yt: the variant that writes Y^T ([R, T], for a feature-major output; no K splits)."""
-        args = (_CTYPE[dtype], self.bm, self.bn, self.stages, _b(has_cols), _b(split), _b(tma_x))
+    def name(self, dtype: torch.dtype, has_cols: bool, split: bool, tma_x: int = 0, yt: bool = False) -> str:
+        """tma_x: the kernel's TMA_X (x_direct); yt: the variant that writes Y^T ([R, T], for a
+        feature-major output; no K splits)."""
+        args = (_CTYPE[dtype], self.bm, self.bn, self.stages, _b(has_cols), _b(split), int(tma_x))
         if self.a_regs or self.persistent or self.cluster > 1 or yt:
             args += (self.mb, 2 if self.staged else 1 if self.a_regs else 0)
         if self.persistent or self.cluster > 1 or self.copy_steps > 1 or yt:
@@ -98,8 +99,13 @@ class WgTile:
 
     @property
     def x_by_tma_only(self) -> bool:
-        """No X^T variant: clusters multicast X by TMA; the staged 256 x 128 one spilled with X^T."""
+        """No gathered variant: clusters multicast X by TMA; the staged 256 x 128 one spilled with X^T."""
         return self.cluster > 1 or (self.staged and self.mb == 2)
+
+    def takes(self, tma_x: int) -> bool:
+        """Whether this tile has a variant that reads X so (x_direct's mode): clusters multicast
+        row-major X only."""
+        return tma_x == 1 if self.cluster > 1 else bool(tma_x) or not self.x_by_tma_only
 
     @property
     def splittable(self) -> bool:
@@ -503,11 +509,16 @@ EPI_TMA = False
 TMA_X_BY_DEFAULT = True
 
 
-def x_direct(x2: torch.Tensor, has_cols: bool) -> bool:
-    """Whether B can be X itself through TMA (no X^T): plain 2:4 (no column gather) and a row-major
-    X whose base and rows are 16-byte aligned (K % 8 == 0)."""
-    return (not has_cols and x2.stride(1) == 1 and x2.stride(0) == x2.shape[1] and x2.shape[1] % 8 == 0
-            and x2.data_ptr() % 16 == 0)
+def x_direct(x2: torch.Tensor, has_cols: bool) -> int:
+    """How B can be X itself through TMA (no X^T copy), the kernel's TMA_X: plain 2:4 (no column
+    gather) with a 16-byte aligned base, and 1 for a row-major X with K % 8 == 0, 2 for a
+    feature-major one (X^T's rows, T tokens apart or more, a multiple of 8); else 0."""
+    if has_cols or x2.data_ptr() % 16:
+        return 0
+    ntok, k = x2.shape
+    if x2.stride(1) == 1 and x2.stride(0) == k and k % 8 == 0:
+        return 1
+    return 2 if ntok > 1 and x2.stride(0) == 1 and x2.stride(1) >= ntok and x2.stride(1) % 8 == 0 else 0
 
 
 def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, tile: WgTile | None = None,
@@ -546,11 +557,14 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         return spmm_mma_sp.spmm_sm80(x, values, meta, cols, bias, out_features, in_features, v, m,
                                      splits=splits, out=out)
     k, r = in_features, out_features
-    y, x2, bias, done = spmm_mma_sp.prologue(x, bias, r, k, out)
+    y, x2, bias, done = spmm_mma_sp.prologue(x, bias, r, k, out if yt is None else yt)
     if done is not None:
         return done
     ntok = x2.shape[0]
-    direct = (TMA_X_BY_DEFAULT and x_direct(x2, cols is not None)) if tma_x is None else tma_x
+    # the launches below that cannot write Y^T write a row-major y for the caller to copy
+    row_major = (lambda: y) if yt is None else (lambda: torch.empty(ntok, r, dtype=x.dtype, device=x.device))
+    mode = x_direct(x2, cols is not None)
+    direct = (mode if TMA_X_BY_DEFAULT else 0) if tma_x is None else mode if tma_x else 0
     # 1-8 tokens: the one-launch decode kernel, on this same image (so compiled graphs, which keep
     # this layout for every T, run it too, and a model holds one image for prefill and decode);
     # not plain 2:4 with X by TMA, whose staged tile is faster at every T (v89, H200, T = 1-8:
@@ -560,16 +574,17 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
             if a_regs and tile is None and splits is None and tma_x is None and not (m == 4 and direct)
             and not (cols is not None and narrow_over_decode(ntok, r, k, v, m)) else None)
     if plan is not None:
+        y = row_major()
         spmm_mma_sp.spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image=True)
         return y.view(*x.shape[:-1], r)
-    if direct and not x_direct(x2, cols is not None):
-        raise ValueError(f"tma_x=True needs m = 4 and a row-major x with K % 8 == 0 and a 16-byte aligned base "
-                         f"(m = {m}, x strides {x2.stride()}, K = {k})")
+    if tma_x and not mode:
+        raise ValueError(f"tma_x=True needs m = 4, a 16-byte aligned base and a row-major x with K % 8 == 0 or a "
+                         f"feature-major one with a row stride of a multiple of 8 (m = {m}, x strides {x2.stride()}, K = {k})")
     # (the X^T row stride: a feature-major x's own, else the transposed copy's, T padded to 8; checked
     # before the transpose, which a chunked call makes per chunk)
     ldxt = max(x2.stride(1) if x2.stride(0) == 1 else 0, -(-ntok // 8) * 8)
     if not direct and (k * ldxt + ntok) * x.element_size() >= GATHER_BYTES_MAX:
-        return _token_chunks(x, x2, y, values, meta, cols, bias, r, k, v, m, tile, splits)
+        return _token_chunks(x, x2, row_major(), values, meta, cols, bias, r, k, v, m, tile, splits)
     xt, ldx, ntok_load = (x2, k, ntok) if direct else spmm_mma_sp.feature_major(x2)
     sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
     if tile is None and splits is None and autotune.enabled() and a_regs:
@@ -582,8 +597,9 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         raise ValueError(f"tile {tile} {'needs' if tile.a_regs else 'cannot take'} the fragment layout")
     if cols is not None and v % tile.bm:
         raise ValueError(f"tile {tile} does not fit V = {v} (bm must divide V)")
-    if tile.x_by_tma_only and not direct:
-        raise ValueError(f"tile {tile} reads X by TMA: plain 2:4 with X by TMA only (m = {m}, tma_x = {direct})")
+    if not tile.takes(direct):
+        raise ValueError(f"tile {tile} cannot read this X (m = {m}, X by TMA: {direct}; x strides {x2.stride()}): "
+                         f"clusters take plain 2:4 on a row-major X, the 256 x 128 staged tile plain 2:4 by TMA")
     if a_regs and tile.row_tiles(r) * tile.bm > values.shape[0] * 64:  # the consumers read whole m64 blocks
         raise ValueError(f"tile {tile} reads past the fragment image ({values.shape[0] * 64} rows for R = {r})")
     gp = values.shape[1] * (KS if a_regs else 1)
@@ -606,14 +622,19 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         tile = grouped(tile, per_split, cols is not None)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else TRACE
     grid = tile.grid(r, ntok, splits, sms)
-    xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn // tile.cluster)) if direct else jit.NO_TENSOR_MAP
-    to_yt = yt is not None and splits == 1  # the kernel writes the feature-major out as Y^T [R, T]
-    y = yt if to_yt else y
+    if direct == 1:  # X row-major: boxes of 64 k x the tile's tokens (K-major B)
+        xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn // tile.cluster))
+    elif direct == 2:  # X^T's rows: boxes of 64 k x 64 (or bn) tokens, GatherB's slabs (MN-major B)
+        xmap = jit.tensor_map_2d(x2.t(), (min(tile.bn, 64), 4 * KS), swizzle=min(2 * tile.bn, 128))
+    else:
+        xmap = jit.NO_TENSOR_MAP
+    # a feature-major out: the kernel's epilogue writes Y^T [R, T] where there are no K splits, else the reduction
+    to_yt = yt is not None
     epi_tma = EPI_TMA and tile.persistent and tile.mb == 1 and r % 8 == 0 and y.data_ptr() % 16 == 0 and not to_yt
     ymap = jit.tensor_map_2d(y, (64, 64)) if epi_tma else jit.NO_TENSOR_MAP  # [64 tokens][64 rows] boxes
     # A by TMA: a box of 2*KS values x bm rows per stage, whose 64B swizzle is the kernel's A image
     amap = jit.NO_TENSOR_MAP if a_regs else jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64)
-    _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct, to_yt), epi_tma).launch(
+    _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct, to_yt and splits == 1), epi_tma).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS,
          xmap, amap, ymap),
@@ -643,7 +664,8 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     ones (each won some shapes on the H200)."""
     steps = values.shape[1]  # the fragment image's (autotune runs on it only)
     own = CLUSTER_TILES + STAGED_2_4_TILES if direct else tuple(GROUPED_TILES.values()) + tuple(NARROW_TILES.values())
-    tiles = [t for t in TILES + PERSISTENT_TILES + own if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)]
+    tiles = [t for t in TILES + PERSISTENT_TILES + own if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)
+             and t.takes(direct)]
     return autotune.tile_and_splits(
         "wgmma_sp_tma" if direct else "wgmma_sp", x, r, k, ntok, v, m, tiles,
         lambda t: choose_splits(t, ntok, r, steps, sms),
@@ -654,9 +676,12 @@ def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str
     """Every kernel of this file for one dtype (what the compile-everything test builds), or of
     ``tiles`` only."""
     tiles = ALL_TILES if tiles is None else tiles
-    with_yt = TILES + PERSISTENT_TILES  # the Y^T epilogue (feature-major out, v137); others compile it on first use
-    return [t.name(dtype, c, s, d, yt) for t in tiles for c, d in ((True, False), (False, False), (False, True))
-            if (t.mb == 1 or not c) and (d or not t.x_by_tma_only)
+    # the Y^T epilogue (feature-major out, v137) and X^T by TMA (plain 2:4 on a feature-major x) on
+    # the tiles that run them by default; others compile them on first use
+    with_yt = TILES + PERSISTENT_TILES
+    with_xt = TILES + STAGED_2_4_TILES
+    return [t.name(dtype, c, s, d, yt) for t in tiles for c, d in ((True, 0), (False, 0), (False, 1), (False, 2))
+            if (t.mb == 1 or not c) and t.takes(d) and (d < 2 or t in with_xt)
             for s, yt in ((False, False), (True, False), (False, True)) if (not s or t.splittable) and (not yt or t in with_yt)]
 
 

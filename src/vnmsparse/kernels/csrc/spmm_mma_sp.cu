@@ -842,11 +842,24 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + 32)
 // y[t, r] = sum_z partial[z, t, r] + bias[r], in a fixed order (deterministic). VEC (R % 4 == 0,
 // y and bias 8-byte aligned: the host's to check): 4 consecutive outputs per thread, 16-byte
 // partial loads and an 8-byte store (v56: scalar loads and a 64-bit modulo per output before).
-template <typename T, bool VEC = false>
+// YT (not with VEC): y holds Y^T ([R, ntok], a feature-major output); the partial loads stay
+// coalesced and the stores go token-strided, one per output, instead of a copy launch after.
+template <typename T, bool VEC = false, bool YT = false>
 __global__ void splitk_reduce(const float* __restrict__ partial, const T* __restrict__ bias, T* __restrict__ y,
                               int splits, int ntok, int R) {
+  static_assert(!(VEC && YT), "Y^T stores one output per thread");
   grid_dependency_wait();
   const size_t n = static_cast<size_t>(ntok) * R;
+  if constexpr (YT) {
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+      const size_t t = i / R, r = i - t * R;
+      float s = bias != nullptr ? Elem<T>::to_float(bias[r]) : 0.f;
+      for (int z = 0; z < splits; ++z) s += partial[static_cast<size_t>(z) * n + i];
+      y[r * ntok + t] = Elem<T>::from_float(s);
+    }
+    return;
+  }
   if constexpr (VEC) {
     const size_t n4 = n / 4;
     const int r4 = R / 4;

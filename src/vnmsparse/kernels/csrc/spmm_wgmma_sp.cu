@@ -196,9 +196,11 @@ struct Plan {
 // Without SPLIT the CTA writes y (bias fused); with SPLIT, fp32 partial sums partial[z][t][r]
 // that splitk_reduce (spmm_mma_sp.cu) finishes.
 //
-// TMA_X (m = 4 only: no column gather): B is X itself, row-major [T, K], loaded per stage as one
-// TMA box of 64 k x BN tokens (128B swizzle, K-major image, zero fill past K and T) described by
-// `xmap`; no X^T is made. Otherwise `xmap` is unused and B is gathered from X^T (`xt`).
+// TMA_X (m = 4 only: no column gather): B is X itself, loaded per stage by TMA from `xmap`
+// (zero fill past K and T), no X^T is made: 1 = X row-major [T, K], one box of 64 k x BN tokens
+// (128B swizzle, K-major image); 2 = X feature-major (X^T [K, ldx], as a previous call's Y^T
+// leaves it), boxes of 64 k x min(BN, 64) tokens that land as GatherB's slabs (MN-major image).
+// 0: `xmap` is unused and B is gathered from X^T (`xt`).
 //
 // AREG (v21): A and its metadata come from global memory straight into the consumers' registers
 // (wgmma.sp with A from registers), from the fragment-order image of build_frag_layout
@@ -210,7 +212,7 @@ struct Plan {
 // the wgmma once, 16 of the 113 KB that a 128 x 256 stage moves).
 // Consumers load them a few stages ahead into a ring of register sets (VNM_WG_AREG_SETS). MB = 2 gives each
 // consumer two m64 blocks (a 256 x 128 tile: B is written once per 256 rows, not 128).
-template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, bool TMA_X, int MB = 1, int AREG = 0,
+template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, int TMA_X, int MB = 1, int AREG = 0,
           bool PERSIST = false, int CLUSTER = 1, int COPY_STEPS = 1, bool YT = false>
 __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::NT,
                                   wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::CTAS_PER_SM)
@@ -222,7 +224,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   static_assert(!(TMA_X && HAS_COLS), "TMA_X loads X whole: only for m = 4 (no column offsets)");
   static_assert(!(PERSIST && SPLIT), "split-K runs one tile per CTA");
   static_assert(!(YT && SPLIT), "Y^T from the epilogue of whole tiles (K splits write partial sums)");
-  static_assert(CLUSTER == 1 || (TMA_X && !SPLIT && BM <= 128 && (CLUSTER == 2 || CLUSTER == 4)),
+  static_assert(TMA_X >= 0 && TMA_X <= 2, "TMA_X: 0 gathered, 1 X row-major by TMA, 2 X^T by TMA");
+  static_assert(CLUSTER == 1 || (TMA_X == 1 && !SPLIT && BM <= 128 && (CLUSTER == 2 || CLUSTER == 4)),
                 "X multicast over a cluster of row tiles: plain 2:4 by TMA, no K splits");
 #if VNM_HAS_WGMMA
   using P = wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, COPY_STEPS, YT>;
@@ -365,7 +368,11 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           VNM_WG_MARK(0, gi);
           mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + (AREG == 2 ? copied * (P::A + P::M) : P::A));
           if (TMA_X && !VNM_WG_SKIP_B) {
-            if constexpr (CLUSTER > 1) {  // this CTA's 1/CLUSTER of the tokens, into every CTA's stage s
+            if constexpr (TMA_X == 2) {  // X^T: one box per GatherB slab of 64 (or BN) tokens
+#pragma unroll
+              for (int j = 0; j < (BN + 63) / 64; ++j)
+                tma_load_2d(smem_addr(sB) + s * P::B + j * (wg::KROWS * GB::SW), &xmap, tok0 + 64 * j, step * wg::KROWS, &full[s]);
+            } else if constexpr (CLUSTER > 1) {  // this CTA's 1/CLUSTER of the tokens, into every CTA's stage s
               const int part = static_cast<int>(cluster_rank()) * (BN / CLUSTER);
               tma_load_2d_multicast(smem_addr(sB) + s * P::B + part * 128, &xmap, step * wg::KROWS, tok0 + part,
                                     &full[s], static_cast<u16>((1u << CLUSTER) - 1));
@@ -423,12 +430,12 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     const int lane = ct & 31, warp = (ct >> 5) & 3, gid = lane >> 2, tig = lane & 3;
     float acc[MB][BN / 2];
 
-    // B image: MN-major (gathered rows of X^T: GatherB's slabs, LBO = one slab) or, with TMA_X,
-    // K-major (a row of 64 k per token, 8-token atoms 1024 B apart); k32 step ks at ks * B_KSTEP.
-    const u64 b_desc0 = TMA_X ? gmma_desc<128>(smem_addr(sB), 16, 1024)
+    // B image: MN-major (rows of X^T, gathered or by TMA (TMA_X = 2): GatherB's slabs, LBO = one
+    // slab) or, with TMA_X = 1, K-major (a row of 64 k per token, 8-token atoms 1024 B apart); k32 step ks at ks * B_KSTEP.
+    const u64 b_desc0 = TMA_X == 1 ? gmma_desc<128>(smem_addr(sB), 16, 1024)
                               : gmma_desc<GB::SW>(smem_addr(sB), wg::KROWS * GB::SW, 8 * GB::SW);
-    constexpr int B_MN = TMA_X ? 0 : 1;
-    constexpr u32 B_KSTEP = TMA_X ? 64 : 32 * GB::SW;
+    constexpr int B_MN = TMA_X == 1 ? 0 : 1;
+    constexpr u32 B_KSTEP = TMA_X == 1 ? 64 : 32 * GB::SW;
     const int mrow = 64 * MB * cw + 16 * warp + gid;  // rows mrow + 64 b (+ 8) of m64 block b
     const int wt = ct & 127;
     // its metadata word pair in the image: thread tig & 1's of its quad (selector 0 reads those)
