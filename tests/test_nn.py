@@ -14,6 +14,7 @@ from torch import nn
 
 import vnmsparse as vs
 from vnmsparse.nn import SparsifyReport, VNMLinear, is_conv1d, load_model, save_model, sparsify_
+from vnmsparse import ops
 
 transformers = pytest.importorskip("transformers")
 from transformers.pytorch_utils import Conv1D  # noqa: E402
@@ -165,6 +166,8 @@ def test_feature_major_out_chain():
     gate, up = vnm[0](x), vnm[1](x)
     assert gate.reshape(10, 48).stride() == (1, 10) and "feature_major_out=True" in repr(vnm[0])
     torch.testing.assert_close(vnm[2](torch.nn.functional.silu(gate) * up), ref)
+    few = x[:1, :ops.FEATURE_MAJOR_MIN_TOKENS - 1]  # decode sizes: rows, as the decode kernels write them
+    assert vnm[0](few).is_contiguous()
 
 
 def test_forward_errors():

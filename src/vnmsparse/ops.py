@@ -24,6 +24,10 @@ LAYOUT_DECODERS: dict[str, Callable] = {}
 # Layouts whose CUDA implementation takes ``out=``, a feature-major [T, R] buffer, and writes Y^T
 # into it itself (``spmm(..., feature_major_out=True)``); the others' results are copied into one.
 FEATURE_MAJOR_OUT_LAYOUTS: set[str] = set()
+# VNMLinear.feature_major_out takes effect from this many tokens: below, the one-launch decode
+# kernel writes rows and their copy into Y^T costs more than the next call's transpose saves
+# (v142-v143: LLaMA-7B decode batch 8 at 128:2:32 1.53x -> 1.47x with it on).
+FEATURE_MAJOR_MIN_TOKENS = 9
 
 
 def spmm_reference(x, values, positions, columns, bias, out_features, in_features, v, m):

@@ -240,11 +240,16 @@ def _kernel(name: str, params: tuple = _PARAMS):
     return jit.get_kernel(SOURCE, name, params=params, defines=DEFINES)
 
 
+def is_feature_major(x2: torch.Tensor) -> bool:
+    """Whether the gather reads x2 [T, K] as it is: a token-contiguous view with 16-byte rows."""
+    return x2.stride(0) == 1 and x2.shape[0] % 8 == 0 and x2.stride(1) % 8 == 0 and x2.data_ptr() % 16 == 0
+
+
 def feature_major(x2: torch.Tensor):
     """(X^T pointer tensor, row stride, loadable tokens): x2 itself if it is already a token-
     contiguous view with 16-byte rows, else a transposed, token-padded copy."""
     ntok, k = x2.shape
-    if x2.stride(0) == 1 and ntok % 8 == 0 and x2.stride(1) % 8 == 0 and x2.data_ptr() % 16 == 0:
+    if is_feature_major(x2):
         return x2, x2.stride(1), ntok
     if x2.stride(1) != 1:
         x2 = x2.contiguous()
@@ -527,19 +532,28 @@ def prologue(x, bias, r: int, k: int, out):
 # runs). Only from REDUCE_VEC_MIN outputs: below, 0.3-0.5 us slower whatever the block (v56b:
 # 4096 x 16; even at 1024 x 64; 2-7% faster from 4096 x 32).
 REDUCE_VEC, REDUCE_VEC_MIN = 64, 1 << 17
+# Y^T (a feature-major out) from this many tokens on through splitk_reduce_t's shared-memory tiles;
+# below, token-strided stores, which start beside the SpMM under PDL (v140-v142, us over Y row-major:
+# T = 16 +1.4 strided against +3.9 tiled; T = 128 / 256 +10 / +21 strided, +1.4 / +1.4 tiled).
+REDUCE_T_TILED_MIN = 64
 
 
 def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> None:
     """y = sum of the split-K fp32 partials [splits, T, R] + bias, in one deterministic pass. y: a
     contiguous [T, R], or the transpose of a contiguous [R, T] (a feature-major output: Y^T)."""
     splits, ntok, r = partial.shape
-    yt = ntok > 1 and not y.is_contiguous()
+    args = (partial, bias, y, splits, ntok, r)
+    params = ("ptr", "ptr", "ptr", "i32", "i32", "i32")
+    yt = ntok > 1 and r > 1 and not y.is_contiguous()
+    if yt and ntok >= REDUCE_T_TILED_MIN:  # (K splits only come with small T: the grid's y fits)
+        _kernel(f"vnm::splitk_reduce_t<{_CTYPE[y.dtype]}>", params).launch(
+            (-(-r // 32), -(-ntok // 32), 1), (32, 8, 1), args, pdl=True)
+        return
     aligned = r % 4 == 0 and y.data_ptr() % 8 == 0 and (bias is None or bias.data_ptr() % 8 == 0)
     vec = REDUCE_VEC > 0 and ntok * r >= REDUCE_VEC_MIN and aligned and not yt
     n, threads = (ntok * r // 4, REDUCE_VEC) if vec else (ntok * r, 256)
-    _kernel(f"vnm::splitk_reduce<{_CTYPE[y.dtype]}, {_b(vec)}{', true' if yt else ''}>",
-            ("ptr", "ptr", "ptr", "i32", "i32", "i32")).launch(
-        (min(-(-n // threads), 1024 * sms // threads), 1, 1), (threads, 1, 1), (partial, bias, y, splits, ntok, r), pdl=True
+    _kernel(f"vnm::splitk_reduce<{_CTYPE[y.dtype]}, {_b(vec)}{', true' if yt else ''}>", params).launch(
+        (min(-(-n // threads), 1024 * sms // threads), 1, 1), (threads, 1, 1), args, pdl=True
     )
 
 
@@ -559,6 +573,7 @@ def name_expressions(dtype: torch.dtype) -> list[str]:
     names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64) for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c, True) for bm in (128, 64) for bn in (8, 16, 32, 64) for c in (True, False)]
     names += [f"vnm::splitk_reduce<{_CTYPE[dtype]}, {v}>" for v in ("false", "true", "false, true")]
+    names += [f"vnm::splitk_reduce_t<{_CTYPE[dtype]}>"]
     return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::transpose_pad16<{_CTYPE[dtype]}>"]
 
 

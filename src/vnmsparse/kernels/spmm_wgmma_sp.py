@@ -569,10 +569,12 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     # this layout for every T, run it too, and a model holds one image for prefill and decode);
     # not plain 2:4 with X by TMA, whose staged tile is faster at every T (v89, H200, T = 1-8:
     # LLaMA shapes -8..-25%, 4096 x 11008 T = 8 20.5 -> 15.7 us; 1024 x 4096 -10..0%), nor V:2:M
-    # where narrow_over_decode says (v114)
+    # where narrow_over_decode says (v114), nor a feature-major x that the tiles read as it is (v143:
+    # 4096^2 128:2:8 T = 8 10.6 us in the decode kernel, which reads rows, 6.6 on the narrow tile)
     plan = (spmm_mma_sp.preferred_decode_plan(x.device, ntok, r, k, v, m, x.dtype, image=True)
             if a_regs and tile is None and splits is None and tma_x is None and not (m == 4 and direct)
-            and not (cols is not None and narrow_over_decode(ntok, r, k, v, m)) else None)
+            and not (cols is not None and narrow_over_decode(ntok, r, k, v, m))
+            and not spmm_mma_sp.is_feature_major(x2) else None)
     if plan is not None:
         y = row_major()
         spmm_mma_sp.spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image=True)
