@@ -669,7 +669,7 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     tiles = [t for t in TILES + PERSISTENT_TILES + own if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)
              and t.takes(direct)]
     return autotune.tile_and_splits(
-        "wgmma_sp_tma" if direct else "wgmma_sp", x, r, k, ntok, v, m, tiles,
+        ("wgmma_sp", "wgmma_sp_tma", "wgmma_sp_tma_xt")[direct], x, r, k, ntok, v, m, tiles,
         lambda t: choose_splits(t, ntok, r, steps, sms),
         lambda t, s: spmm_sm90a(x, values, meta, cols, bias, r, k, v, m, tile=t, splits=s, tma_x=direct))
 
