@@ -170,6 +170,20 @@ def test_feature_major_out_chain():
     assert vnm[0](few).is_contiguous()
 
 
+def test_feature_major_mlp_marks_gathered_up_paths():
+    """feature_major_mlp_: an MLP's up path (HF names) on gathered patterns only; others untouched."""
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gate_proj, self.up_proj, self.down_proj = nn.Linear(32, 48), nn.Linear(32, 48), nn.Linear(48, 32)
+
+    model = nn.ModuleDict({"gathered": MLP(), "plain": MLP()})
+    sparsify_(model, "16:2:8", lambda m, name: name.startswith("gathered"), prune="magnitude")
+    sparsify_(model, "2:4", lambda m, name: name.startswith("plain"), prune="magnitude")
+    assert vs.feature_major_mlp_(model) == ["gathered.gate_proj", "gathered.up_proj"]
+    assert not model["gathered"].down_proj.feature_major_out and not model["plain"].gate_proj.feature_major_out
+
+
 def test_forward_errors():
     m = VNMLinear.from_linear(masked_linear(16, 24, "16:2:8"), "16:2:8")
     with pytest.raises(ValueError, match="in_features=24"):

@@ -9,7 +9,7 @@ from .format import VNMWeight, check_vnm, is_vnm, pack, random_vnm_mask, unpack,
 from .ops import spmm
 from .serialization import load, save
 from . import kernels  # noqa: E402,F401  (registers the CUDA kernels with the op)
-from .nn import VNMLinear, load_model, save_model, sparsify_  # noqa: E402
+from .nn import VNMLinear, feature_major_mlp_, load_model, save_model, sparsify_  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -27,6 +27,7 @@ __all__ = [
     "load",
     "VNMLinear",
     "sparsify_",
+    "feature_major_mlp_",
     "save_model",
     "load_model",
     "__version__",

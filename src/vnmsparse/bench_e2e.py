@@ -672,12 +672,12 @@ def run_model(args, spec: ModelSpec, dtype_name: str, device, writer: Writer, bu
                 if name.startswith("cslt"):
                     note = to_cslt(model, spec)
                 else:
-                    from .nn import sparsify_
+                    from .nn import feature_major_mlp_, sparsify_
 
                     rep = sparsify_(model, cfg, spec.linear_filter)
                     note = f"{len(rep.converted)} layers as VNMLinear" + (f"; {len(rep.skipped)} skipped" if rep.skipped else "")
                     if args.feature_major_mlp:
-                        note += f"; feature-major out on {feature_major_mlp(model)}"
+                        note += f"; feature-major out on {len(feature_major_mlp_(model))}"
                     if rep.skipped:
                         note += " (" + "; ".join(f"{k}: {v}" for k, v in list(rep.skipped.items())[:3]) + ")"
             lin, resident = linear_bytes(model, spec)
@@ -847,24 +847,6 @@ def read_csv(path) -> tuple[dict, list]:
 
 # ============================================================================================
 # command line
-
-
-# The Linears whose output reaches the next Linear through elementwise ops only (an MLP's up path):
-# LLaMA's gate/up, GPT-2's c_fc, BERT's intermediate (v138).
-FEATURE_MAJOR_MLP = ("gate_proj", "up_proj", "mlp.c_fc", "intermediate.dense")
-
-
-def feature_major_mlp(model) -> int:
-    """Sets ``feature_major_out`` on the FEATURE_MAJOR_MLP VNMLinears whose pattern gathers columns
-    (M > 4); returns how many. Plain 2:4 reads a row-major X by TMA and a feature-major one by the
-    slower copies: LLaMA prefill with it 6.28 -> 6.63 ms (v139), V:2:M 0..-2.5%."""
-    from .nn import VNMLinear
-
-    mods = [m for name, m in model.named_modules()
-            if isinstance(m, VNMLinear) and name.endswith(FEATURE_MAJOR_MLP) and m.cfg.m > 4]
-    for m in mods:
-        m.feature_major_out = True
-    return len(mods)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -364,6 +364,23 @@ def sparsify_(model: nn.Module, cfg, filter_fn: Optional[Callable[[nn.Module, st
     return report
 
 
+# The Linears whose output reaches the next Linear through elementwise ops only (an MLP's up path):
+# LLaMA's gate/up, GPT-2's c_fc, BERT's intermediate (HF module names).
+FEATURE_MAJOR_MLP = ("gate_proj", "up_proj", "mlp.c_fc", "intermediate.dense")
+
+
+def feature_major_mlp_(model: nn.Module) -> list[str]:
+    """Sets ``feature_major_out`` on each MLP's up-path VNMLinears (``FEATURE_MAJOR_MLP`` names) whose
+    pattern gathers columns (M > 4), so that the down projection reads its input with no transpose;
+    returns their names. Plain 2:4 reads a row-major X by TMA, faster (LLaMA-7B-shaped prefill at
+    T = 2048 on the H200, v139: 2:4 6.28 -> 6.63 ms with it, 128:2:32 3.93 -> 3.83)."""
+    names = [name for name, m in model.named_modules()
+             if isinstance(m, VNMLinear) and name.endswith(FEATURE_MAJOR_MLP) and m.cfg.m > 4]
+    for name in names:
+        model.get_submodule(name).feature_major_out = True
+    return names
+
+
 # ============================================================================================
 # sparse checkpoints
 
