@@ -36,3 +36,9 @@ print("median W[g] - W[g-1] (consumer cadence):", statistics.median(w[g] - w[g -
 print("median F[g] - W[g-1] (consumer waiting for data):", statistics.median(f[g] - w[g - 1] for g in range(1, n)))
 print("median P[g] - W[g-STAGES] (slot free -> producer):", "n/a" if tile is None else
       statistics.median(p[g] - w[g - tile.stages] for g in range(tile.stages, n)))
+# the epilogue points of the CTA's tiles (row 3, 16 a tile): 0 last group retired, 1 next tile's A
+# preloads issued, 2 + 2q / 3 + 2q pass q's staging written / stores issued
+for i in range(15):
+    marks = [int(v) - t0 for v in tr[3, 1 + 16 * i:17 + 16 * i]]
+    if marks[0] > 0:
+        print(f"epilogue of tile {i}: " + " ".join(f"{m}" for m in marks if m > 0))

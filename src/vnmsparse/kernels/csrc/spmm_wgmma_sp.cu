@@ -78,6 +78,13 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
     if (VNM_WG_TRACE && !SPLIT && blockIdx.x == 0 && blockIdx.y == 0 && (g) < 256)              \
       reinterpret_cast<long long*>(partial)[(row) * 256 + (g)] = clock64();                     \
   } while (0)
+// ... and [3][1 + 16 i + p] consumer thread 0 reached epilogue point p of the CTA's i-th tile (0: its
+// last wgmma group retired, 1: the next tile's A preloads issued, 2 + 2 q / 3 + 2 q: pass q's
+// staging written / its stores issued).
+#define VNM_WG_MARK_EPI(p)                                                                      \
+  do {                                                                                          \
+    if (VNM_WG_TRACE && ct == 0) VNM_WG_MARK(3, 1 + 16 * ((tile - first) / stride) + (p));      \
+  } while (0)
 
 // Registers of the producer warpgroup after setmaxnreg (the consumers get the rest).
 #ifndef VNM_WG_PRODUCER_REGS
@@ -105,6 +112,14 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 // the stores leave asynchronously while the consumers start the next tile (v29: 6-15% slower, off).
 #ifndef VNM_WG_EPI_TMA
 #define VNM_WG_EPI_TMA 0
+#endif
+
+// Persistent tiles load the next tile's first A register sets after the epilogue (1) instead of
+// before it (0): there the consumers' loads queued behind the producer's copies of the next tile's
+// stages and held the epilogue ~4.9k cycles (v147 trace, 4096^3 128:2:32: 13.5k cycles from a tile's
+// last wgmma to the next one's first, against 4.7k for its 8 stages).
+#ifndef VNM_WG_PRELOAD_LATE
+#define VNM_WG_PRELOAD_LATE 1
 #endif
 
 // Stages of look-ahead for the gather's column words (a compile-time knob: -D for experiments).
@@ -627,10 +642,12 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       wgmma_fence_operand(acc[0]);
       asm volatile("" : "+r"(ea0), "+r"(ea1), "+r"(eb0), "+r"(eb1));
       }
+      VNM_WG_MARK_EPI(0);
       if (PERSIST) release_stage(g + nsteps - 1);  // the last stage: the producer may be waiting for it
-      // The next tile's first A registers: in flight during the epilogue (with the TMA-store
-      // epilogue after it: its swizzled staging addresses and those sets spilled at 128 x 256).
-      if (PERSIST && !TMA_EPI && tile + stride < ntiles) preload(tile + stride);
+      // The next tile's first A registers: after the epilogue (VNM_WG_PRELOAD_LATE, and always with
+      // the TMA-store epilogue: its swizzled staging addresses and those sets spilled at 128 x 256).
+      if (PERSIST && !TMA_EPI && !VNM_WG_PRELOAD_LATE && tile + stride < ntiles) preload(tile + stride);
+      VNM_WG_MARK_EPI(1);
 
       if (SPLIT) {
 #pragma unroll
@@ -697,6 +714,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
                 sC[staged(t, e_mrow + 64 * b + 8 * h)] = Elem<T>::from_float(acc[b][4 * j + 2 * h + e] + bv[b][h]);
               }
         }
+        VNM_WG_MARK_EPI(2 + 2 * pass);
         if (TMA_EPI) {
           fence_proxy_async_smem();  // this thread's staging writes, before the TMA (async proxy) reads them
           named_barrier_sync(1, NC);
@@ -714,8 +732,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         } else {
           store_staged<T, BM, ET, P::C_PITCH, NC>(sC, y, row0, tok0 + pass * ET, R, ntok, ct);
         }
+        VNM_WG_MARK_EPI(3 + 2 * pass);
       }
-      if (TMA_EPI && tile + stride < ntiles) preload(tile + stride);
+      if (PERSIST && (TMA_EPI || VNM_WG_PRELOAD_LATE) && tile + stride < ntiles) preload(tile + stride);
     }
     if (TMA_EPI && ct == 0) bulk_wait_group<0>();  // the last stores done
   }
