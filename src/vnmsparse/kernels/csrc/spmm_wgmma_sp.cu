@@ -247,6 +247,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   // Y by TMA stores from the persistent tiles (VNM_WG_EPI_TMA; MB = 2 spilled 256 bytes; Y^T goes
   // through the staged epilogue)
   constexpr bool TMA_EPI = PERSIST && VNM_WG_EPI_TMA && MB == 1 && !YT;
+  // (the 256 x 128 tile's X^T variant spilled 12 bytes with the late preload)
+  constexpr bool PRELOAD_LATE = VNM_WG_PRELOAD_LATE && MB == 1;
   using GB = wg::GatherB<BN>;
   using wg::KS;
   using wg::cp_async16_s;
@@ -646,7 +648,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       if (PERSIST) release_stage(g + nsteps - 1);  // the last stage: the producer may be waiting for it
       // The next tile's first A registers: after the epilogue (VNM_WG_PRELOAD_LATE, and always with
       // the TMA-store epilogue: its swizzled staging addresses and those sets spilled at 128 x 256).
-      if (PERSIST && !TMA_EPI && !VNM_WG_PRELOAD_LATE && tile + stride < ntiles) preload(tile + stride);
+      if (PERSIST && !TMA_EPI && !PRELOAD_LATE && tile + stride < ntiles) preload(tile + stride);
       VNM_WG_MARK_EPI(1);
 
       if (SPLIT) {
@@ -734,7 +736,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         }
         VNM_WG_MARK_EPI(3 + 2 * pass);
       }
-      if (PERSIST && (TMA_EPI || VNM_WG_PRELOAD_LATE) && tile + stride < ntiles) preload(tile + stride);
+      if (PERSIST && (TMA_EPI || PRELOAD_LATE) && tile + stride < ntiles) preload(tile + stride);
     }
     if (TMA_EPI && ct == 0) bulk_wait_group<0>();  // the last stores done
   }
