@@ -533,7 +533,7 @@ def prologue(x, bias, r: int, k: int, out):
 # 4096 x 16; even at 1024 x 64; 2-7% faster from 4096 x 32).
 REDUCE_VEC, REDUCE_VEC_MIN = 64, 1 << 17
 # Y^T (a feature-major out) from this many tokens on through splitk_reduce_t's shared-memory tiles;
-# below, token-strided stores, which start beside the SpMM under PDL (v140-v142, us over Y row-major:
+# below (and past the grid's y), token-strided stores, which start beside the SpMM under PDL (v140-v143, us over Y row-major:
 # T = 16 +1.4 strided against +3.9 tiled; T = 128 / 256 +10 / +21 strided, +1.4 / +1.4 tiled).
 REDUCE_T_TILED_MIN = 64
 
@@ -545,7 +545,7 @@ def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> Non
     args = (partial, bias, y, splits, ntok, r)
     params = ("ptr", "ptr", "ptr", "i32", "i32", "i32")
     yt = ntok > 1 and r > 1 and not y.is_contiguous()
-    if yt and ntok >= REDUCE_T_TILED_MIN:  # (K splits only come with small T: the grid's y fits)
+    if yt and REDUCE_T_TILED_MIN <= ntok <= 32 * MAX_GRID_Y:  # (tiles of 32 tokens along the grid's y)
         _kernel(f"vnm::splitk_reduce_t<{_CTYPE[y.dtype]}>", params).launch(
             (-(-r // 32), -(-ntok // 32), 1), (32, 8, 1), args, pdl=True)
         return
