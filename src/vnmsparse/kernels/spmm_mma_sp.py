@@ -533,8 +533,9 @@ def prologue(x, bias, r: int, k: int, out):
 # 4096 x 16; even at 1024 x 64; 2-7% faster from 4096 x 32).
 REDUCE_VEC, REDUCE_VEC_MIN = 64, 1 << 17
 # Y^T (a feature-major out) from this many tokens on through splitk_reduce_t's shared-memory tiles;
-# below (and past the grid's y), token-strided stores, which start beside the SpMM under PDL (v140-v143, us over Y row-major:
-# T = 16 +1.4 strided against +3.9 tiled; T = 128 / 256 +10 / +21 strided, +1.4 / +1.4 tiled).
+# below (and past the grid's y), token-strided stores, which start beside the SpMM under PDL
+# (v140-v143, us over Y row-major: T = 16 +1.4 strided against +3.9 tiled; T = 128 / 256 +10 / +21
+# strided, +1.4 / +1.4 tiled).
 REDUCE_T_TILED_MIN = 64
 
 
