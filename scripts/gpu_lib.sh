@@ -39,3 +39,9 @@ quick_grid() {  # quick_grid LIMIT_S TAG: the README's grid (cuBLAS and cuSPARSE
     --paths auto,mma_sp,mma_sp_decode,wgmma_sp,cslt --tag "$2" > "$OUT/bench.txt" 2>&1
   grep -E "^\| [0-9:]+ \| T|^\| pattern" "$OUT/bench.txt" | head -40
 }
+
+e2e() {  # e2e LIMIT_S TAG BENCH_E2E_ARGS...: `vnmsparse bench e2e` (bf16, no cuSPARSELt) into e2e_TAG.*, its summary here
+  local limit=$1 tag=$2; shift 2
+  timeout "$limit" python -m vnmsparse.cli bench e2e --dtypes bf16 --no-cslt --out "$OUT" --tag "$tag" "$@" > "$OUT/log_$tag.txt" 2>&1
+  echo "e2e $tag exit $?"; sed -n '/^## Summary/,/^## Results/p' "$OUT/e2e_$tag.md" | grep "^|"
+}

@@ -6,13 +6,8 @@
 # wants row-major X).
 source "$(dirname "$0")/../gpu_lib.sh"
 gpu_tests 150 tests/test_ops.py tests/test_nn.py tests/test_spmm_wgmma_sp.py -k "feature_major"
-e2e() {  # e2e TAG ARGS...
-  local tag=$1; shift
-  timeout 150 python -m vnmsparse.cli bench e2e --workloads llama-prefill --patterns 2:4,64:2:8,128:2:8,64:2:16,128:2:32 \
-    --dtypes bf16 --no-cslt --budget-seconds 100 --out "$OUT" --tag "$tag" "$@" > "$OUT/log_$tag.txt" 2>&1
-  echo "e2e $tag exit $?"; grep -A9 "^## Summary" "$OUT/e2e_$tag.md" | head -11
-}
-e2e h200_e2e_v139_fm --feature-major-mlp
-e2e h200_e2e_v139_rm
+P="--workloads llama-prefill --patterns 2:4,64:2:8,128:2:8,64:2:16,128:2:32 --budget-seconds 100"
+e2e 150 h200_e2e_v139_fm $P --feature-major-mlp
+e2e 150 h200_e2e_v139_rm $P
 rm -f "$OUT"/*.png
 echo "total ${SECONDS}s"

@@ -6,13 +6,8 @@ source "$(dirname "$0")/../gpu_lib.sh"
 export PYTHONPATH=$PYTHONPATH:$PWD/scripts
 checks 200 120 tests/test_spmm_wgmma_sp.py tests/test_ops.py tests/test_spmm_mma_sp.py -k "feature_major or split or x_by_tma"
 timeout 150 python scripts/probes/xt_tma.py 4096x4096x256:2:4,4096x4096x16:2:4,4096x4096x16:128:2:8,11008x4096x32:128:2:16,4096x11008x128:128:2:32,4096x4096x1024:128:2:32,11008x4096x2048:2:4,4096x11008x2048:2:4,11008x4096x2048:2:4,4096x11008x2048:2:4 2>&1 | grep -v Warn | tee "$OUT/xt_tma_v142.txt"
-e2e() {  # e2e TAG ARGS...: LLaMA-7B-shaped decode (batch 1 / 8 / 128), bf16
-  local tag=$1; shift
-  timeout 120 python -m vnmsparse.cli bench e2e --workloads llama-decode --patterns 128:2:8,128:2:32 \
-    --dtypes bf16 --no-cslt --budget-seconds 80 --out "$OUT" --tag "$tag" "$@" > "$OUT/log_$tag.txt" 2>&1
-  echo "e2e $tag exit $?"; grep -A5 "^## Summary" "$OUT/e2e_$tag.md" | tail -3
-}
-e2e h200_e2e_v142_fm --feature-major-mlp
-e2e h200_e2e_v142_rm
+P="--workloads llama-decode --patterns 128:2:8,128:2:32 --budget-seconds 80"  # batch 1 / 8 / 128
+e2e 120 h200_e2e_v142_fm $P --feature-major-mlp
+e2e 120 h200_e2e_v142_rm $P
 rm -f "$OUT"/*.png "$OUT"/log_*
 echo "total ${SECONDS}s"

@@ -14,13 +14,8 @@ sys.argv = ['xt_tma.py', '$SHAPES']; runpy.run_path('scripts/probes/xt_tma.py', 
 }
 probe 64 strided
 probe 1 tiled
-e2e() {  # e2e TAG ARGS...: LLaMA-7B-shaped decode (batch 1 / 8 / 128), bf16
-  local tag=$1; shift
-  timeout 120 python -m vnmsparse.cli bench e2e --workloads llama-decode --patterns 128:2:8,128:2:32 \
-    --dtypes bf16 --no-cslt --budget-seconds 80 --out "$OUT" --tag "$tag" "$@" > "$OUT/log_$tag.txt" 2>&1
-  echo "e2e $tag exit $?"; grep -A6 "^## Summary" "$OUT/e2e_$tag.md" | tail -3
-}
-e2e h200_e2e_v143_fm --feature-major-mlp
-e2e h200_e2e_v143_rm
+P="--workloads llama-decode --patterns 128:2:8,128:2:32 --budget-seconds 80"  # batch 1 / 8 / 128
+e2e 120 h200_e2e_v143_fm $P --feature-major-mlp
+e2e 120 h200_e2e_v143_rm $P
 rm -f "$OUT"/*.png "$OUT"/log_* "$OUT"/*.csv
 echo "total ${SECONDS}s"

@@ -564,7 +564,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     # the launches below that cannot write Y^T write a row-major y for the caller to copy
     row_major = (lambda: y) if yt is None else (lambda: torch.empty(ntok, r, dtype=x.dtype, device=x.device))
     mode = x_direct(x2, cols is not None)
-    direct = (mode if TMA_X_BY_DEFAULT else 0) if tma_x is None else mode if tma_x else 0
+    direct = mode if (TMA_X_BY_DEFAULT if tma_x is None else tma_x) else 0
     # 1-8 tokens: the one-launch decode kernel, on this same image (so compiled graphs, which keep
     # this layout for every T, run it too, and a model holds one image for prefill and decode);
     # not plain 2:4 with X by TMA, whose staged tile is faster at every T (v89, H200, T = 1-8:
