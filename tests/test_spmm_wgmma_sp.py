@@ -181,6 +181,10 @@ def test_tile_choice():
     assert W.choose_tile(8192, 4096, 128, 132, m=W.PERSISTENT_MIN_M) in W.PERSISTENT_TILES
     assert W.choose_tile(4096, 11008, 128, 132, m=128).bn == 256  # persistent: no wave cost
     assert W.choose_tile(8192, 4096, 128, 132, m=W.PERSISTENT_MIN_M // 2) in W.TILES
+    # ... where K gives a tile at most PERSISTENT_MAX_STEPS k-steps (4K / M gathered columns, 64 a step)
+    assert W.choose_tile(8192, 11008, 128, 132, m=128, k=4096) in W.PERSISTENT_TILES
+    assert W.choose_tile(8192, 4096, 128, 132, m=128, k=11008) in W.TILES
+    assert W.choose_tile(8192, 4096, 128, 132, m=64, k=4096) in W.TILES
     assert W.choose_tile(16, 4096, 128, 132, m=128).splittable
     # plain 2:4 at T <= 64: the staged tiles, as narrow as T where X comes by TMA
     assert [W.choose_tile(t, 4096, 128, 132, m=4, tma_x=True).bn for t in (9, 16, 17, 32, 33, 64)] == [16, 16, 32, 32, 64, 64]

@@ -237,8 +237,11 @@ NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles a
 
 
 # From this M on, prefill tiles run persistent (v24 on the H200: 2:128 -7%, 2:64 -2%; at M <= 32
-# even to 3% slower, 2:4 2-8% slower).
+# even to 3% slower, 2:4 2-8% slower), but only where a tile has at most PERSISTENT_MAX_STEPS k-steps
+# (v149, after v148's late preload: LLaMA gate/up 2:128 (2 steps) -4..-5% persistent, down 2:128 (6)
+# +0..+7% and 64:2:64 at K = 11008 (11) +9% slower, 4096^2 2:64 (4) +1..+3%).
 PERSISTENT_MIN_M = 64
+PERSISTENT_MAX_STEPS = 2
 
 
 # Time of a 128 x 256 tile over a 128 x 128 one (twice its work), from the v24c grid (BERT FFN2,
@@ -260,7 +263,8 @@ WIDE_SPLITS = True  # (A/B switch: False takes the decode tiles, as before v132)
 WIDE_SPLITS_MAX = 4
 
 
-def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x: bool = False) -> WgTile:
+def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x: bool = False,
+                k: int | None = None) -> WgTile:
     """Decode (T <= 64) gets bn = 64 (plain 2:4 a staged tile: STAGED_2_4, or with X by TMA the
     narrowest of STAGED_2_4_NARROW that holds T, in 64 rows where STAGED_2_4_HALF says; V:2:M at
     T <= 32 the narrowest of NARROW_TILES, but on weights of at most DECODE_FEW_ROWS rows).
@@ -270,7 +274,8 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     ~38, h200_v27: 35.7); else the widest that gives every SM a CTA. Past 64 tokens, where that
     tile's grid would leave half the SMs idle, the decode tile (with K splits) instead, but for
     plain 2:4 by TMA, which keeps the tile and splits its K where at most WIDE_SPLITS_MAX splits
-    fill the wave (v132)."""
+    fill the wave (v132). Prefill tiles run persistent from M = PERSISTENT_MIN_M where K (None:
+    unknown, any) gives them at most PERSISTENT_MAX_STEPS k-steps."""
     bm = row_tile(v, m)
     if bm is None:
         raise ValueError(f"the wgmma.sp kernel needs V % 64 == 0 (or M = 4), got V = {v}")
@@ -280,7 +285,8 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
             return NARROW_TILES[(bm, 16 if ntok <= 16 else 32)] if _narrow(ntok, rows) else TILE_TABLE[(bm, 64)]
         tile = next((t for t in STAGED_2_4_NARROW if tma_x and ntok <= t.bn), STAGED_2_4)
         return STAGED_2_4_HALF[tile.bn] if tma_x and sms // 2 < row_tiles < sms else tile
-    tile = _prefill_tile(ntok, row_tiles, bm, m, sms)
+    persist = m >= PERSISTENT_MIN_M and (k is None or -(-k // m) <= PERSISTENT_MAX_STEPS * KS)
+    tile = _prefill_tile(ntok, row_tiles, bm, persist, sms)
     # v103: a prefill tile that leaves half the SMs or more idle (mid T on few rows) gives way to
     # the decode tiles, whose K splits fill the GPU: 4096^2 2:4 T = 128 24.8 -> 15.0 us, 1024 x 4096
     # 2:4 T = 512 23.4 -> 13.1, 4096 x 11008 128:2:8 T = 256 41.1 -> 29.1 (the grouped tile); LLaMA
@@ -288,17 +294,17 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     ctas = row_tiles * -(-ntok // tile.bn)
     wide_split = WIDE_SPLITS and m == 4 and tma_x and tile.splittable and sms // ctas <= WIDE_SPLITS_MAX
     if MID_T_DECODE_TILES and ctas <= sms // 2 and not wide_split:
-        return choose_tile(64, rows, v, sms, m, tma_x)
+        return choose_tile(64, rows, v, sms, m, tma_x, k)
     return tile
 
 
-def _prefill_tile(ntok: int, row_tiles: int, bm: int, m: int, sms: int) -> WgTile:
+def _prefill_tile(ntok: int, row_tiles: int, bm: int, persist: bool, sms: int) -> WgTile:
     def prefill(tile):
-        return dataclasses.replace(tile, persistent=True) if m >= PERSISTENT_MIN_M else tile
+        return dataclasses.replace(tile, persistent=True) if persist else tile
 
     # Waves do not apply to persistent tiles (each CTA loops; h200_v27: at 2:128 the cost pick of
     # 128 x 128 ran gate/up 10-15% slower than 128 x 256), so they keep the widest that fills the SMs.
-    if bm == 128 and m < PERSISTENT_MIN_M:
+    if bm == 128 and not persist:
         def cost(bn):
             tile = TILE_TABLE[(bm, bn)]
             waves = -(-(row_tiles * -(-ntok // bn)) // (sms * tile.ctas_per_sm))
@@ -592,7 +598,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     if tile is None and splits is None and autotune.enabled() and a_regs:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct)
     chosen = tile is None
-    tile = tile or choose_tile(ntok, r, v, sms, m, direct)
+    tile = tile or choose_tile(ntok, r, v, sms, m, direct, k)
     if not a_regs and tile.a_regs:
         tile = SMEM_A_TABLE[(tile.bm, tile.bn)]
     if a_regs != tile.a_regs:
