@@ -70,11 +70,18 @@ class WgTile:
     def smem_bytes(self) -> int:
         return self.smem(yt=False)
 
-    def smem(self, yt: bool) -> int:  # mirrors wg::Plan::BYTES (yt: the Y^T staging, [bm][tokens + 8])
+    def smem(self, yt: bool, epi_tma: bool = False) -> int:
+        """Mirrors wg::Plan::BYTES (yt: the Y^T staging, [bm][tokens + 8]; epi_tma: the TMA-store
+        epilogue's EPI_TMA_BUFS boxes, as many as fit)."""
         pipe = self.stages * self.stage_bytes + 2 * self.stages * 8
         tokens = 64 if self.persistent else self.bn
         epilogue = (self.bm * (tokens + 8) if yt else tokens * (self.bm + 8)) * 2
-        return (-(-pipe // 1024) * 1024 + epilogue if self.persistent else max(pipe, epilogue)) + 1024
+        if not self.persistent:
+            return max(pipe, epilogue) + 1024
+        off_epi = -(-pipe // 1024) * 1024
+        box = self.bm // 64 * 8192
+        bufs = min(EPI_TMA_BUFS, (233472 // self.ctas_per_sm - 2048 - off_epi) // box) if epi_tma and self.mb == 1 and not yt else 1
+        return off_epi + (bufs * box if bufs > 1 else epilogue) + 1024
 
     def name(self, dtype: torch.dtype, has_cols: bool, split: bool, tma_x: int = 0, yt: bool = False) -> str:
         """tma_x: the kernel's TMA_X (x_direct); yt: the variant that writes Y^T ([R, T], for a
@@ -501,12 +508,15 @@ GATHER_BYTES_MAX = 2**32
 
 
 def _kernel(name: str, epi_tma: bool = False):
-    return jit.get_kernel(SOURCE, name, params=_PARAMS, defines={**DEFINES, **({"VNM_WG_EPI_TMA": 1} if epi_tma else {})})
+    tma = {"VNM_WG_EPI_TMA": 1, "VNM_WG_EPI_TMA_BUFS": EPI_TMA_BUFS} if epi_tma else {}
+    return jit.get_kernel(SOURCE, name, params=_PARAMS, defines={**DEFINES, **tma})
 
 
 # v29: persistent launches write Y by TMA stores (where R % 8 == 0), so that the stores leave
-# while the consumers start the next tile. Measured 6-15% slower (NOTES v29): off; A/B runs set it.
+# while the consumers start the next tile. Measured 6-15% slower (NOTES v29; v150 +4..+22%): off; A/B
+# runs set it. EPI_TMA_BUFS: staging boxes used in turn (at most; as many as fit beside the ring).
 EPI_TMA = False
+EPI_TMA_BUFS = 1
 
 
 # Plain 2:4 reads X by TMA wherever x_direct allows (v9: passed the GPU tests and sanitizers; on
@@ -646,7 +656,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS,
          xmap, amap, ymap),
-        shared_mem=tile.smem(to_yt), cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
+        shared_mem=tile.smem(to_yt, epi_tma), cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
     )
     if splits > 1:
         spmm_mma_sp.reduce_splits(partial, bias, y, sms)

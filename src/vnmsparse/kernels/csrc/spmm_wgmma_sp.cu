@@ -113,6 +113,12 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #ifndef VNM_WG_EPI_TMA
 #define VNM_WG_EPI_TMA 0
 #endif
+// ... through up to this many staging boxes of one pass each, used in turn (as many as fit beside the
+// ring): with one, each pass waited until the previous pass's stores had read the staging, so the
+// consumers ran at the stores' pace (v150 trace, 2:128: 4 passes ~8.4k cycles of an ~11k-cycle tile).
+#ifndef VNM_WG_EPI_TMA_BUFS
+#define VNM_WG_EPI_TMA_BUFS 1
+#endif
 
 // Persistent tiles load the next tile's first A register sets after the epilogue (1) instead of
 // before it (0): there the consumers' loads queued behind the producer's copies of the next tile's
@@ -181,14 +187,20 @@ struct Plan {
   // that the producer fills the ring with the next tile's stages during the epilogue.
   static constexpr int EPI_TOK = PERSIST ? 64 : BN;
   static constexpr int C_PITCH = YT ? EPI_TOK + 8 : BM + 8;
-  static constexpr int EPI = (YT ? BM : EPI_TOK) * C_PITCH * 2;
   // (PERSIST: 1024-byte aligned, as the 128B-swizzled boxes of the TMA-store epilogue need.)
   static constexpr int OFF_EPI = PERSIST ? (PIPE + 1023) / 1024 * 1024 : 0;
-  // Dynamic shared memory of a launch: + 1024 to align the base (swizzles need 1024-byte images).
-  static constexpr int BYTES = (PERSIST ? OFF_EPI + EPI : PIPE > EPI ? PIPE : EPI) + 1024;
-  static_assert(!PERSIST || EPI >= (BM / 64) * 8192, "the TMA-store staging fits the padded one");
   // Two CTAs per SM where a consumer fits in 128 registers (one warpgroup, N <= 128).
   static constexpr int CTAS_PER_SM = (BM == 64 && BN <= 128) ? 2 : 1;
+  // The TMA-store epilogue's staging boxes (one pass's BM / 64 boxes each; VNM_WG_EPI_TMA_BUFS): as many
+  // as the 228 KB of an SM leave its CTAs (1 KB each reserved, 1 KB for the alignment below).
+  static constexpr int EPI_PASS = (BM / 64) * 8192;
+  static constexpr int EPI_FIT = (233472 / CTAS_PER_SM - 2048 - OFF_EPI) / EPI_PASS;
+  static constexpr bool TMA_EPI = PERSIST && VNM_WG_EPI_TMA && MB == 1 && !YT;
+  static constexpr int EPI_BUFS = !TMA_EPI ? 1 : EPI_FIT < 1 ? 1 : EPI_FIT < VNM_WG_EPI_TMA_BUFS ? EPI_FIT : VNM_WG_EPI_TMA_BUFS;
+  static constexpr int EPI = EPI_BUFS > 1 ? EPI_BUFS * EPI_PASS : (YT ? BM : EPI_TOK) * C_PITCH * 2;
+  // Dynamic shared memory of a launch: + 1024 to align the base (swizzles need 1024-byte images).
+  static constexpr int BYTES = (PERSIST ? OFF_EPI + EPI : PIPE > EPI ? PIPE : EPI) + 1024;
+  static_assert(!PERSIST || EPI >= EPI_PASS, "the TMA-store staging fits the padded one");
   static_assert(STAGES >= 2, "one stage in the math, one being filled");
   static_assert(BM / MB == 64 || BM / MB == 128, "64 x MB rows per consumer warpgroup, one or two of them");
   static_assert(MB == 1 || AREG, "two m64 blocks per consumer only with A in registers");
@@ -246,7 +258,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   using P = wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, COPY_STEPS, YT>;
   // Y by TMA stores from the persistent tiles (VNM_WG_EPI_TMA; MB = 2 spilled 256 bytes; Y^T goes
   // through the staged epilogue)
-  constexpr bool TMA_EPI = PERSIST && VNM_WG_EPI_TMA && MB == 1 && !YT;
+  constexpr bool TMA_EPI = P::TMA_EPI;
   // (the 256 x 128 tile's X^T variant spilled 12 bytes with the late preload)
   constexpr bool PRELOAD_LATE = VNM_WG_PRELOAD_LATE && MB == 1;
   using GB = wg::GatherB<BN>;
@@ -539,7 +551,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     };
     preload(first);
 
-    int g = 0;
+    int g = 0, epi_pass = 0;  // (epi_pass: the epilogue's passes so far, whose box each one takes)
     // g stays the constant 0 with one tile per CTA (a runtime g cost the decode tile ~11 instructions a
     // stage; the producer keeps it: constant there, some gathered variants spilled)
     for (int tile = first; tile < ntiles; tile += stride, g += PERSIST ? nsteps : 0) {
@@ -669,7 +681,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       // stores by TMA. Each pass's first barrier: the previous pass's (or tile's) reads of the
       // staging are done (with TMA_EPI, the issuer waited for its stores' reads before it) and,
       // where it overlaps the ring (one tile per CTA), every consumer's wgmma too.
-      T* sC = reinterpret_cast<T*>(smem + P::OFF_EPI);
+      T* const sC0 = reinterpret_cast<T*>(smem + P::OFF_EPI);
       constexpr int ET = P::EPI_TOK;
       // With TMA_EPI the thread's swizzle terms are derived here from a fresh read of %tid.x: derived
       // from the consumer's variables, ptxas hoisted them out of the tile loop and spilled them.
@@ -700,9 +712,11 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       // Passes run as a loop (unrolled, ptxas put the accumulators on the stack); each writes the
       // accumulators of its tokens, picked by a predicate so that their indices stay constants.
 #pragma unroll 1
-      for (int pass = 0; pass < BN / ET; ++pass) {
-        if (TMA_EPI && ct == 0) bulk_wait_group_read<0>();  // the previous stores have read the staging
+      for (int pass = 0; pass < BN / ET; ++pass, ++epi_pass) {
+        // (TMA_EPI: the stores that last read this pass's box are done reading it)
+        if (TMA_EPI && ct == 0) bulk_wait_group_read<P::EPI_BUFS - 1>();
         named_barrier_sync(1, NC);
+        T* const sC = sC0 + (P::EPI_BUFS > 1 ? epi_pass % P::EPI_BUFS * (P::EPI_PASS / static_cast<int>(sizeof(T))) : 0);
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           if (j / (ET / 8) != pass) continue;
