@@ -362,17 +362,25 @@ def test_decode_kernel_ring(ring, monkeypatch):
 @pytest.mark.gpu
 @needs_sm90
 def test_decode_kernel_strided_x_and_graph_capture():
-    """Rows of X with a pitch (a slice of a wider tensor), a broadcast row (stride 0), and the
-    cluster launch inside a CUDA graph: replay equals eager."""
+    """Rows of X with a pitch (a slice of a wider tensor), a broadcast row (stride 0), a token-
+    contiguous X (made rows by the transpose kernel; K odd too), and the cluster launch inside a
+    CUDA graph: replay equals eager."""
     gen = torch.Generator().manual_seed(17)
     cfg = vs.VNMConfig(64, 2, 8)
     w = random_vnm(1000, 2048, cfg, torch.bfloat16, "cuda", gen)
     vw = vs.pack(w, cfg)
     run = lambda x: K.spmm_sm90_decode(x, *K.layout_of(vw, True), None, 1000, 2048, 64, 8)  # noqa: E731
     wide = torch.randn(9, 2056, generator=gen).bfloat16().cuda()
-    for x in (wide[:, 8:], wide[:1].expand(5, 2056)[:, :2048]):
+    for x in (wide[:, 8:], wide[:1].expand(5, 2056)[:, :2048], wide[:4, 8:].t().contiguous().t()):
         ref = x.float() @ w.float().t()
         assert ((run(x).float() - ref).norm() / ref.norm()).item() < 1e-2
+    w_odd = random_vnm(300, 1001, cfg, torch.bfloat16, "cuda", gen)
+    vw_odd = vs.pack(w_odd, cfg)
+    for t in (2, 5, 7):
+        x = torch.randn(1001, t, generator=gen).bfloat16().cuda().t()
+        ref = x.float() @ w_odd.float().t()
+        y = K.spmm_sm90_decode(x, *K.layout_of(vw_odd, True), None, 300, 1001, 64, 8)
+        assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2
     x = torch.randn(12, 2048, generator=gen).bfloat16().cuda()
     run(x)
     g = torch.cuda.CUDAGraph()

@@ -740,7 +740,8 @@ def test_feature_major_input_and_paths_entry():
     vw = vs.pack(w, cfg)
     path = spmm_paths("cuda")["wgmma_sp"]
     x = torch.randn(96, 1000, generator=gen).bfloat16().cuda()
-    xs = (x, x.t().contiguous().t(), x[::2], torch.randn(1, 1001, generator=gen).bfloat16().cuda()[:, 1:].expand(5, 1000))
+    xs = (x, x.t().contiguous().t(), x[::2], torch.randn(1, 1001, generator=gen).bfloat16().cuda()[:, 1:].expand(5, 1000),
+          x[:4].t().contiguous().t(), x[:13].t().contiguous().t())  # (token-contiguous at T % 8 != 0: decode kernel, narrow tile)
     for xin in xs:
         ref = xin.float() @ w.float().t()
         y = path(xin, vw)

@@ -501,7 +501,12 @@ def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool =
     wgmma.sp fragment image (values [RB64, steps, 2, 128, 8], meta [RB64, steps, 64, 2]), whose
     per-warp registers are mma.sp's, so one weight image serves both kernels."""
     bm, bn, splits, per = plan
-    xr = x2 if x2.stride(1) == 1 else x2.contiguous()
+    xr = x2
+    if x2.stride(1) != 1:
+        # a token-contiguous x (one the tiles cannot read as it is: T % 8 != 0) becomes rows by the
+        # transpose kernel, rows padded to 8 (a PDL launch: a torch copy there cut the chain of
+        # launches, v150: auto_xt at T = 4 took 8.3 us where row-major X took 4.0)
+        xr = feature_major(x2.t())[0] if x2.stride(0) == 1 else x2.contiguous()
     wm, wn = _decode_warp_tile(bm, bn)
     kernel = _kernel(decode_name(x2.dtype, bm, bn, cols is not None, image), _DECODE_PARAMS)
     kernel.launch(

@@ -136,16 +136,6 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_COLUMN_LOOKAHEAD 8
 #endif
 
-// Experiment (v152): CTA i starts (i % VNM_WG_STAGGER_PHASES) x VNM_WG_STAGGER cycles late, so
-// that the SMs' epilogues (Y stores at the DRAM's pace when every SM stores at once, v150-v151) fall
-// into other SMs' fill and math instead of all together.
-#ifndef VNM_WG_STAGGER
-#define VNM_WG_STAGGER 0
-#endif
-#ifndef VNM_WG_STAGGER_PHASES
-#define VNM_WG_STAGGER_PHASES 2
-#endif
-
 constexpr int KS = 16;         // groups per pipeline stage
 // Steps of a CTA's first tile prefetched into L2 before it waits for the previous kernel (PDL).
 // Few: the prefetch competes with the ring's own first copies for DRAM (H200 v83/v83b, 0 / 4 / 16 /
@@ -352,11 +342,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     __syncthreads();
   }
   grid_dependency_wait();
-  if constexpr (VNM_WG_STAGGER > 0) {
-    const long long until = clock64() + static_cast<long long>(blockIdx.x % VNM_WG_STAGGER_PHASES) * VNM_WG_STAGGER;
-    while (clock64() < until) {
-    }
-  }
 
   if (tid < 128) {
     // ------------------------------------------------------------------ producer warpgroup
