@@ -7,6 +7,7 @@
 # it, even or slower (2x the gathered reads). Then ncu memory totals of two of those calls.
 source "$(dirname "$0")/../gpu_lib.sh"
 export PYTHONPATH=$PYTHONPATH:$PWD/scripts
+warm
 S=11008x4096x8192:128:2:128,4096x4096x4096:128:2:128,4096x11008x4096:128:2:128,4096x4096x4096:128:2:64,4096x4096x4096:128:2:32
 timeout 200 python scripts/ab_wgmma.py TILE=auto,wg64x128s6r1,wg64x128s6r1p,wg128x128s10r1,auto --path wgmma_sp --xt 1 --shapes $S 2>&1 | grep -v Warn | tee "$OUT/ab_two_per_sm_prefill_h200_v154.txt"
 M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_bytes.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed
