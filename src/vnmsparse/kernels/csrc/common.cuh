@@ -95,10 +95,6 @@ __device__ __forceinline__ void for_unrolled(int n, Body&& body) {
 // An epilogue's staged output tile [TOKENS][PITCH] (token-major, rows row0 .. row0 + BM - 1,
 // tokens tok0 ..) to Y[t, r]: 16-byte stores where R % 8 == 0, else element by element; the
 // threads tid, tid + NT, ... share the work.
-// Experiment (v156): Y's 16-byte stores as st.global.cs (streaming: evict first) instead of plain stores.
-#ifndef VNM_Y_STORE_CS
-#define VNM_Y_STORE_CS 0
-#endif
 template <typename T, int BM, int TOKENS, int PITCH, int NT>
 __device__ __forceinline__ void store_staged(const T* sC, T* y, int row0, int tok0, int R, int ntok, int tid) {
   if ((R & 7) == 0) {
@@ -107,13 +103,7 @@ __device__ __forceinline__ void store_staged(const T* sC, T* y, int row0, int to
       const int t = i / (BM / 8), c = i % (BM / 8);
       const int gt = tok0 + t, gr = row0 + c * 8;
       if (gt < ntok && gr < R)
-      {
-#if VNM_Y_STORE_CS
-        __stcs(reinterpret_cast<uint4*>(y + static_cast<size_t>(gt) * R + gr), *reinterpret_cast<const uint4*>(sC + t * PITCH + c * 8));
-#else
         *reinterpret_cast<uint4*>(y + static_cast<size_t>(gt) * R + gr) = *reinterpret_cast<const uint4*>(sC + t * PITCH + c * 8);
-#endif
-      }
     }
   } else {
     for (int i = tid; i < TOKENS * BM; i += NT) {
