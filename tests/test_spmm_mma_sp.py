@@ -72,13 +72,18 @@ def run_case(r, k, t, v, m, dtype, bias, gen, *, tile=None, splits=None, lead=()
 @pytest.mark.parametrize("wide", [False, True])
 def test_feature_major_transposes(monkeypatch, wide):
     """X^T padded to whole 8-token rows, zeros past T, bit-exact, by either transpose kernel (the
-    16-byte one only where rows allow; others fall back), for ragged T and K and strided rows."""
+    16-byte one only where rows allow; others fall back), for ragged T and K and strided rows; a
+    token-contiguous x whose rows the gather cannot read (T % 8 != 0, or a pitch of no 8 tokens)
+    by a padded copy."""
     monkeypatch.setattr(K, "TRANSPOSE16", wide)
     gen = torch.Generator().manual_seed(11)
     for t, k, dtype in ((1, 8, torch.bfloat16), (7, 64, torch.float16), (100, 1000, torch.bfloat16),
                         (333, 4096, torch.float16), (64, 1003, torch.bfloat16), (1000, 72, torch.bfloat16)):
         x = torch.randn(t, k, generator=gen).to(dtype).cuda()
-        for xin in (x, torch.randn(t, k + 8, generator=gen).to(dtype).cuda()[:, :k]):
+        fm = torch.randn(k, t + 3, generator=gen).to(dtype).cuda()[:, :t].t()  # pitch t + 3
+        for xin in (x, torch.randn(t, k + 8, generator=gen).to(dtype).cuda()[:, :k], x.t().contiguous().t(), fm):
+            if K.is_feature_major(xin):
+                continue
             xt, ldx, n = K.feature_major(xin)
             assert ldx == n == -(-t // 8) * 8 and xt.shape == (k, ldx)
             assert torch.equal(xt[:, :t], xin.t()) and not xt[:, t:].any()

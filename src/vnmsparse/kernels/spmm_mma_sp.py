@@ -247,13 +247,20 @@ def is_feature_major(x2: torch.Tensor) -> bool:
 
 def feature_major(x2: torch.Tensor):
     """(X^T pointer tensor, row stride, loadable tokens): x2 itself if it is already a token-
-    contiguous view with 16-byte rows, else a transposed, token-padded copy."""
+    contiguous view with 16-byte rows, else a transposed, token-padded copy (a token-contiguous one
+    whose rows are not 16-byte ones, e.g. T % 8 != 0 as an elementwise op leaves a feature-major
+    chain's Y^T: a copy into padded rows, one pass where the transpose there and back took two)."""
     ntok, k = x2.shape
     if is_feature_major(x2):
         return x2, x2.stride(1), ntok
+    ldxt = -(-ntok // 8) * 8
+    if x2.stride(0) == 1 and ntok > 1:
+        xt = torch.empty(k, ldxt, dtype=x2.dtype, device=x2.device)
+        xt[:, :ntok].copy_(x2.t())
+        xt[:, ntok:].zero_()
+        return xt, ldxt, ldxt
     if x2.stride(1) != 1:
         x2 = x2.contiguous()
-    ldxt = -(-ntok // 8) * 8
     xt = torch.empty(k, ldxt, dtype=x2.dtype, device=x2.device)
     grid = (-(-ldxt // 64), -(-k // 64), 1)
     wide = TRANSPOSE16 and k % 8 == 0 and x2.stride(0) % 8 == 0 and x2.data_ptr() % 16 == 0
