@@ -245,6 +245,9 @@ def is_feature_major(x2: torch.Tensor) -> bool:
     return x2.stride(0) == 1 and x2.shape[0] % 8 == 0 and x2.stride(1) % 8 == 0 and x2.data_ptr() % 16 == 0
 
 
+FEATURE_MAJOR_REPAD = "copy"  # (A/B switch, v157: "copy", "twice" (two transposes), "torch" (x.contiguous(), then one))
+
+
 def feature_major(x2: torch.Tensor):
     """(X^T pointer tensor, row stride, loadable tokens): x2 itself if it is already a token-
     contiguous view with 16-byte rows, else a transposed, token-padded copy (a token-contiguous one
@@ -254,12 +257,14 @@ def feature_major(x2: torch.Tensor):
     if is_feature_major(x2):
         return x2, x2.stride(1), ntok
     ldxt = -(-ntok // 8) * 8
-    if x2.stride(0) == 1 and ntok > 1:
+    if x2.stride(0) == 1 and ntok > 1 and FEATURE_MAJOR_REPAD == "copy":
         xt = torch.empty(k, ldxt, dtype=x2.dtype, device=x2.device)
         xt[:, :ntok].copy_(x2.t())
         xt[:, ntok:].zero_()
         return xt, ldxt, ldxt
-    if x2.stride(1) != 1:
+    if x2.stride(0) == 1 and ntok > 1 and FEATURE_MAJOR_REPAD == "twice":
+        x2 = feature_major(x2.t())[0][:, :k]  # rows (padded), then the transpose below
+    elif x2.stride(1) != 1:
         x2 = x2.contiguous()
     xt = torch.empty(k, ldxt, dtype=x2.dtype, device=x2.device)
     grid = (-(-ldxt // 64), -(-k // 64), 1)
