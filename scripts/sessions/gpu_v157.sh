@@ -1,9 +1,23 @@
 #!/usr/bin/env bash
-# v157: v155 measured a token-contiguous x at ragged T +5..+80% over the same call on row-major x
-# (one transpose), with v155's padded torch copy. Which form makes the gather's X^T rows fastest:
-# the copy, two PDL transposes (to rows, back), or the old torch contiguous() + one transpose?
-# Predicted: two transposes ~2x the row-major transpose, the torch forms slower. Then the tests.
+# v157 (written at the end of the fifteenth session, not yet run): the next session's first call.
+# 1. v155 measured a token-contiguous x at ragged T +5..+80% over the same call on row-major x (one
+#    transpose), with v155's padded torch copy. Which form makes the gather's X^T rows fastest: the
+#    copy, two PDL transposes (to rows, back), or the old torch contiguous() + one transpose?
+#    Predicted: two transposes ~2x the row-major transpose, the torch forms slower.
+# 2. v158: each consumer warpgroup stages and stores its own rows (VNM_WG_EPI_PER_WG=1) against all
+#    consumers together. Predicted: gate/up 2:128 T = 8192 -10..-20%, one tile per CTA within +-2%.
+#    Then the persistent / every-tile / feature-major-out tests and memcheck with the macro on.
 source "$(dirname "$0")/../gpu_lib.sh"
+export PYTHONPATH=$PYTHONPATH:$PWD/scripts
+warm
 timeout 90 python scripts/probes/feature_major_repad.py 2047x4096 4095x11008 1001x4096 13x4096 2047x1024 2>&1 | grep -v Warn | tee "$OUT/feature_major_repad_h200_v157.txt"
-WARM=0 gpu_tests 100 tests/test_spmm_mma_sp.py -k "feature_major_transposes"
+S=11008x4096x8192:128:2:128,4096x4096x4096:128:2:128,4096x11008x4096:128:2:128,4096x4096x4096:128:2:32,4096x4096x8192:128:2:8,4096x4096x8192:2:4
+timeout 200 python scripts/ab_wgmma.py VNM_WG_EPI_PER_WG=0,1,0,1 --path auto --xt 1 --shapes $S 2>&1 | grep -v Warn | tee "$OUT/ab_epi_per_wg_h200_v158.txt"
+timeout 200 python -c "
+import sys, pytest
+from vnmsparse.kernels import spmm_wgmma_sp as W
+W.DEFINES = {'VNM_WG_EPI_PER_WG': 1}
+sys.exit(pytest.main(['-q', '-m', 'gpu', '-p', 'no:cacheprovider', 'tests/test_spmm_wgmma_sp.py', 'tests/test_spmm_mma_sp.py',
+                      '-k', 'persistent or every_tile or feature_major or feature_major_transposes']))" > "$OUT/gpu_tests.txt" 2>&1
+tail -2 "$OUT/gpu_tests.txt"
 echo "total ${SECONDS}s"

@@ -128,6 +128,14 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_PRELOAD_LATE 1
 #endif
 
+// Experiment (v158, off): each consumer warpgroup stages and stores its own 64 x MB rows of Y between
+// barriers of its own 128 threads (1), not all consumers together (0), so that one's staging writes
+// run beside the other's stores (v150 trace: a persistent 2:128 tile's 4 passes ~2.1k cycles each,
+// ~0.8-1k of it staging and barrier, the rest the stores at ~12 B/clk per SM).
+#ifndef VNM_WG_EPI_PER_WG
+#define VNM_WG_EPI_PER_WG 0
+#endif
+
 // Stages of look-ahead for the gather's column words (a compile-time knob: -D for experiments).
 // 8 (H200 v96, against 3): LLaMA gate/up and down at T = 1-64 -3..-5% (128:2:8 gate/up T = 16 14.2
 // -> 13.7 us), 4096-row shapes and prefill even (v17a had found 3-5 even at prefill). Gathered
@@ -467,6 +475,19 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     constexpr u32 B_KSTEP = TMA_X == 1 ? 64 : 32 * GB::SW;
     const int mrow = 64 * MB * cw + 16 * warp + gid;  // rows mrow + 64 b (+ 8) of m64 block b
     const int wt = ct & 127;
+    // The epilogue's storing groups (VNM_WG_EPI_PER_WG): each warpgroup its own EROWS rows from erow0,
+    // with its ENT threads (et: this one), or all consumers all BM rows.
+    constexpr bool EPI_WG = VNM_WG_EPI_PER_WG && NC > 128;
+    constexpr int EROWS = EPI_WG ? 64 * MB : BM, ENT = EPI_WG ? 128 : NC;
+    const int erow0 = EPI_WG ? 64 * MB * cw : 0, et = EPI_WG ? wt : ct;
+    // (a pass's barrier among its group; `all`: every consumer, where the staging overlaps the ring)
+    auto epi_sync = [&](bool all) {
+      if (EPI_WG && !all) {
+        named_barrier_sync(2 + cw, 128);
+      } else {
+        named_barrier_sync(1, NC);
+      }
+    };
     // its metadata word pair in the image: thread tig & 1's of its quad (selector 0 reads those)
     const int wc = 16 * (wt >> 5) + 2 * ((wt >> 2) & 7) + (wt & 1);
 
@@ -714,8 +735,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
 #pragma unroll 1
       for (int pass = 0; pass < BN / ET; ++pass, ++epi_pass) {
         // (TMA_EPI: the stores that last read this pass's box are done reading it)
-        if (TMA_EPI && ct == 0) bulk_wait_group_read<P::EPI_BUFS - 1>();
-        named_barrier_sync(1, NC);
+        if (TMA_EPI && et == 0) bulk_wait_group_read<P::EPI_BUFS - 1>();
+        epi_sync(!PERSIST && pass == 0);
         T* const sC = sC0 + (P::EPI_BUFS > 1 ? epi_pass % P::EPI_BUFS * (P::EPI_PASS / static_cast<int>(sizeof(T))) : 0);
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
@@ -733,26 +754,26 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         VNM_WG_MARK_EPI(2 + 2 * pass);
         if (TMA_EPI) {
           fence_proxy_async_smem();  // this thread's staging writes, before the TMA (async proxy) reads them
-          named_barrier_sync(1, NC);
-          if (ct == 0) {  // elements past R and ntok are not written
+          epi_sync(false);
+          if (et == 0) {  // elements past R and ntok are not written
 #pragma unroll
-            for (int box = 0; box < BM / 64; ++box)
+            for (int box = erow0 / 64; box < (erow0 + EROWS) / 64; ++box)
               tma_store_2d(&ymap, smem_addr(sC) + box * 8192, row0 + box * 64, tok0 + pass * ET);
             bulk_commit_group();
           }
           continue;
         }
-        named_barrier_sync(1, NC);
+        epi_sync(false);
         if constexpr (YT) {  // y is Y^T [R][ntok]: staged rows are tile rows, tokens run along them
-          store_staged<T, ET, BM, P::C_PITCH, NC>(sC, y, tok0 + pass * ET, row0, ntok, R, ct);
+          store_staged<T, ET, EROWS, P::C_PITCH, ENT>(sC + erow0 * P::C_PITCH, y, tok0 + pass * ET, row0 + erow0, ntok, R, et);
         } else {
-          store_staged<T, BM, ET, P::C_PITCH, NC>(sC, y, row0, tok0 + pass * ET, R, ntok, ct);
+          store_staged<T, EROWS, ET, P::C_PITCH, ENT>(sC + erow0, y, row0 + erow0, tok0 + pass * ET, R, ntok, et);
         }
         VNM_WG_MARK_EPI(3 + 2 * pass);
       }
       if (PERSIST && (TMA_EPI || PRELOAD_LATE) && tile + stride < ntiles) preload(tile + stride);
     }
-    if (TMA_EPI && ct == 0) bulk_wait_group<0>();  // the last stores done
+    if (TMA_EPI && et == 0) bulk_wait_group<0>();  // the last stores done
   }
   if constexpr (CLUSTER > 1) cluster_sync();  // no CTA leaves while a peer may still signal its barriers
 #endif
