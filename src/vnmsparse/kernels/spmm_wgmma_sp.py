@@ -80,7 +80,9 @@ class WgTile:
             return max(pipe, epilogue) + 1024
         off_epi = -(-pipe // 1024) * 1024
         box = self.bm // 64 * 8192
-        bufs = min(EPI_TMA_BUFS, (233472 // self.ctas_per_sm - 2048 - off_epi) // box) if epi_tma and self.mb == 1 and not yt else 1
+        bufs = 1
+        if epi_tma and self.mb == 1 and not yt:  # (1 KB reserved per CTA, 1 KB for the base's alignment)
+            bufs = min(EPI_TMA_BUFS, (SMEM_PER_SM // self.ctas_per_sm - 2048 - off_epi) // box)
         return off_epi + (bufs * box if bufs > 1 else epilogue) + 1024
 
     def name(self, dtype: torch.dtype, has_cols: bool, split: bool, tma_x: int = 0, yt: bool = False) -> str:
