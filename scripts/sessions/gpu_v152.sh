@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (Measured and reverted: VNM_WG_STAGGER is no longer in the kernel; NOTES v152.)
 # v152: are the SMs' epilogues in step? v150-v151: a persistent 2:128 tile's 4 epilogue passes store
 # 16 KB each at ~12 B/clk per SM, i.e. ~3 TB/s over 132 SMs (the DRAM's write rate) as if every SM
 # stored at once, and the stores are ~75% of the tile's ~11k cycles; the Y bytes over the whole run

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (Measured and reverted: VNM_Y_STORE_CS is no longer in the kernel; NOTES v156.)
 # v156: Y's 16-byte epilogue stores as st.global.cs (STG.E.EF: evict first) against plain ones
 # (VNM_Y_STORE_CS). v154's ncu: LLaMA gate/up 2:128 T = 8192 wrote 154 of its 180 MB of Y to DRAM
 # within the kernel, L2 hit rate 78%, nothing saturated; the epilogue stores leave at ~12 B/clk per
