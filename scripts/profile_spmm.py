@@ -13,7 +13,7 @@ from vnmsparse.kernels import spmm_paths
 r, k, t = (int(a) for a in sys.argv[1:4])
 cfg = vs.VNMConfig.parse(sys.argv[4] if len(sys.argv) > 4 else "64:2:8")
 path = sys.argv[5] if len(sys.argv) > 5 else "mma_sp"
-spmm = spmm_paths("cuda")[path]
+spmm = vs.spmm if path == "auto" else spmm_paths("cuda")[path]  # (auto: what vnmsparse.spmm runs)
 gen = torch.Generator(device="cuda").manual_seed(0)
 mask = vs.random_vnm_mask((r, k), cfg, generator=gen)
 w = (torch.randn(r, k, device="cuda", generator=gen) * mask).bfloat16()
