@@ -111,6 +111,13 @@ class WgTile:
         """No gathered variant: clusters multicast X by TMA; the staged 256 x 128 one spilled with X^T."""
         return self.cluster > 1 or (self.staged and self.mb == 2)
 
+    @property
+    def takes_storer(self) -> bool:
+        """Whether the TMA-store epilogue's storer warpgroup (EPI_STORER, v159) fits: two consumer
+        warpgroups of one m64 block each whose accumulators fit the 128 registers a thread of 512
+        leave (bn <= 128), no cluster (mirrors wg::Plan::STORER)."""
+        return self.consumers == 2 and self.mb == 1 and self.bn <= 128 and self.cluster == 1
+
     def takes(self, tma_x: int) -> bool:
         """Whether this tile has a variant that reads X so (x_direct's mode): clusters multicast
         row-major X only."""
@@ -656,7 +663,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     to_yt = yt is not None
     epi_tma = EPI_TMA and tile.persistent and tile.mb == 1 and r % 8 == 0 and y.data_ptr() % 16 == 0 and not to_yt
     ymap = jit.tensor_map_2d(y, (64, 64)) if epi_tma else jit.NO_TENSOR_MAP  # [64 tokens][64 rows] boxes
-    storer = EPI_STORER and epi_tma and tile.cluster == 1 and tile.consumers == 2 and tile.bn <= 128  # (+ its warpgroup)
+    storer = EPI_STORER and epi_tma and tile.takes_storer  # (+ its warpgroup)
     # A by TMA: a box of 2*KS values x bm rows per stage, whose 64B swizzle is the kernel's A image
     amap = jit.NO_TENSOR_MAP if a_regs else jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64)
     _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct, to_yt and splits == 1), epi_tma, storer).launch(

@@ -279,7 +279,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
   // Y by TMA stores from the persistent tiles (VNM_WG_EPI_TMA; MB = 2 spilled 256 bytes; Y^T goes
   // through the staged epilogue)
   constexpr bool TMA_EPI = P::TMA_EPI;
-  constexpr bool STORER = P::STORER && CLUSTER == 1;
+  constexpr bool STORER = P::STORER;
   static_assert(!P::STORER || CLUSTER == 1, "the storer warpgroup: no clusters (it leaves early)");
   constexpr int STORER_REGS = 40;
   // (the 256 x 128 tile's X^T variant spilled 12 bytes with the late preload)
