@@ -95,10 +95,9 @@ def test_tma_store_epilogue_compiles():
     variants spill a few words around the epilogue (once per tile, not in the main loop), the others
     nothing."""
     tiles = tuple(t for t in W.PERSISTENT_TILES if t.mb == 1)
-    # one staging box, or up to 4 in turn (v151), those issued by a fourth warpgroup (v159)
-    for extra in ({"VNM_WG_EPI_TMA_BUFS": 1}, {"VNM_WG_EPI_TMA_BUFS": 4}, {"VNM_WG_EPI_TMA_BUFS": 4, "VNM_WG_EPI_STORER": 1}):
+    for bufs in (1, 4):  # one staging box, or up to 4 in turn (v151)
         module = jit.compile(W.SOURCE, W.name_expressions(torch.bfloat16, tiles), "sm_90a",
-                             defines={"VNM_WG_EPI_TMA": 1, **extra})
+                             defines={"VNM_WG_EPI_TMA": 1, "VNM_WG_EPI_TMA_BUFS": bufs})
         assert "serializ" not in module.log.lower(), module.log
         for name, res in module.resources().items():
             assert res.stack_bytes <= (64 if "256, 6, " in name else 0), (name, res)
@@ -474,7 +473,7 @@ def test_every_tile(tile):
 
 @pytest.mark.gpu
 @needs_sm90a
-@pytest.mark.parametrize("raster,epi_tma", [(0, False), (3, False), (0, 1), (0, 4), (0, "storer")])
+@pytest.mark.parametrize("raster,epi_tma", [(0, False), (3, False), (0, 1), (0, 4)])
 @pytest.mark.parametrize("tile", W.PERSISTENT_TILES, ids=str)
 def test_persistent_tile_loops(tile, raster, epi_tma, monkeypatch):
     """Persistent tiles (v24) on a grid made small (as if the GPU had 3 SMs), so that each CTA runs
@@ -482,14 +481,12 @@ def test_persistent_tile_loops(tile, raster, epi_tma, monkeypatch):
     the stages, ragged last tiles in R and T, the epilogue in 64-token passes; tiles numbered in
     bands of 3 row tiles too (RASTER_ROWS, the last band ragged: every tile written once); Y by TMA
     stores (EPI_TMA, v29; R % 8 != 0 falls back to the 16-byte stores) from one staging box or up
-    to 4 used in turn (EPI_TMA_BUFS, v151), issued by a fourth warpgroup where the tile takes one
-    (EPI_STORER, v159: 128-row tiles of up to 128 tokens)."""
+    to 4 used in turn (EPI_TMA_BUFS, v151)."""
     gen = torch.Generator().manual_seed(tile.bm * 5 + tile.bn)
     monkeypatch.setattr(W, "_sms", lambda index: 3)
     monkeypatch.setattr(W, "RASTER_ROWS", raster)
     monkeypatch.setattr(W, "EPI_TMA", bool(epi_tma))
-    monkeypatch.setattr(W, "EPI_TMA_BUFS", 4 if epi_tma == "storer" else max(1, int(epi_tma)))
-    monkeypatch.setattr(W, "EPI_STORER", epi_tma == "storer")
+    monkeypatch.setattr(W, "EPI_TMA_BUFS", max(1, int(epi_tma)))
 
     def case(r, k, t, v, m, dtype, bias, **kw):
         check_case(lambda x, vw, b, out: W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, v, m, tile=tile, out=out, **kw),

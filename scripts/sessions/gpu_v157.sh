@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# v157 (written at the end of the fifteenth session, not yet run): the next session's first call.
+# v157 (run at the start of the sixteenth session; its probe and v159's storer were removed after it, NOTES v157-v159):
 # 1. v155 measured a token-contiguous x at ragged T +5..+80% over the same call on row-major x (one
 #    transpose), with v155's padded torch copy. Which form makes the gather's X^T rows fastest: the
 #    copy, two PDL transposes (to rows, back), or the old torch contiguous() + one transpose?

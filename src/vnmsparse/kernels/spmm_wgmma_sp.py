@@ -70,10 +70,10 @@ class WgTile:
     def smem_bytes(self) -> int:
         return self.smem(yt=False)
 
-    def smem(self, yt: bool, epi_tma: bool = False, storer: bool = False) -> int:
+    def smem(self, yt: bool, epi_tma: bool = False) -> int:
         """Mirrors wg::Plan::BYTES (yt: the Y^T staging, [bm][tokens + 8]; epi_tma: the TMA-store
-        epilogue's EPI_TMA_BUFS boxes, as many as fit; storer: its warpgroup's barriers)."""
-        pipe = self.stages * self.stage_bytes + 2 * self.stages * 8 + (64 if storer else 0)
+        epilogue's EPI_TMA_BUFS boxes, as many as fit)."""
+        pipe = self.stages * self.stage_bytes + 2 * self.stages * 8
         tokens = 64 if self.persistent else self.bn
         epilogue = (self.bm * (tokens + 8) if yt else tokens * (self.bm + 8)) * 2
         if not self.persistent:
@@ -110,13 +110,6 @@ class WgTile:
     def x_by_tma_only(self) -> bool:
         """No gathered variant: clusters multicast X by TMA; the staged 256 x 128 one spilled with X^T."""
         return self.cluster > 1 or (self.staged and self.mb == 2)
-
-    @property
-    def takes_storer(self) -> bool:
-        """Whether the TMA-store epilogue's storer warpgroup (EPI_STORER, v159) fits: two consumer
-        warpgroups of one m64 block each whose accumulators fit the 128 registers a thread of 512
-        leave (bn <= 128), no cluster (mirrors wg::Plan::STORER)."""
-        return self.consumers == 2 and self.mb == 1 and self.bn <= 128 and self.cluster == 1
 
     def takes(self, tma_x: int) -> bool:
         """Whether this tile has a variant that reads X so (x_direct's mode): clusters multicast
@@ -516,10 +509,8 @@ DEFINES: dict = {}
 GATHER_BYTES_MAX = 2**32
 
 
-def _kernel(name: str, epi_tma: bool = False, storer: bool = False):
+def _kernel(name: str, epi_tma: bool = False):
     tma = {"VNM_WG_EPI_TMA": 1, "VNM_WG_EPI_TMA_BUFS": EPI_TMA_BUFS} if epi_tma else {}
-    if storer:
-        tma["VNM_WG_EPI_STORER"] = 1
     return jit.get_kernel(SOURCE, name, params=_PARAMS, defines={**DEFINES, **tma})
 
 
@@ -528,8 +519,6 @@ def _kernel(name: str, epi_tma: bool = False, storer: bool = False):
 # runs set it. EPI_TMA_BUFS: staging boxes used in turn (at most; as many as fit beside the ring).
 EPI_TMA = False
 EPI_TMA_BUFS = 1
-# v159 (prepared, not yet run): with EPI_TMA, a fourth warpgroup issues the stores (VNM_WG_EPI_STORER).
-EPI_STORER = False
 
 
 # Plain 2:4 reads X by TMA wherever x_direct allows (v9: passed the GPU tests and sanitizers; on
@@ -663,14 +652,13 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     to_yt = yt is not None
     epi_tma = EPI_TMA and tile.persistent and tile.mb == 1 and r % 8 == 0 and y.data_ptr() % 16 == 0 and not to_yt
     ymap = jit.tensor_map_2d(y, (64, 64)) if epi_tma else jit.NO_TENSOR_MAP  # [64 tokens][64 rows] boxes
-    storer = EPI_STORER and epi_tma and tile.takes_storer  # (+ its warpgroup)
     # A by TMA: a box of 2*KS values x bm rows per stage, whose 64B swizzle is the kernel's A image
     amap = jit.NO_TENSOR_MAP if a_regs else jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64)
-    _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct, to_yt and splits == 1), epi_tma, storer).launch(
-        grid, (tile.threads + (128 if storer else 0), 1, 1),
+    _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct, to_yt and splits == 1), epi_tma).launch(
+        grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS,
          xmap, amap, ymap),
-        shared_mem=tile.smem(to_yt, epi_tma, storer), cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
+        shared_mem=tile.smem(to_yt, epi_tma), cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
     )
     if splits > 1:
         spmm_mma_sp.reduce_splits(partial, bias, y, sms)

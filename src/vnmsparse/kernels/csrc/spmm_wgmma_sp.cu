@@ -119,13 +119,6 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #ifndef VNM_WG_EPI_TMA_BUFS
 #define VNM_WG_EPI_TMA_BUFS 1
 #endif
-// Experiment (v159, off): the TMA stores issued by a fourth warpgroup (one thread of it) that waits
-// for each staged box on an mbarrier and frees it on another, so that no consumer waits while the
-// TMA unit takes a store (v151: the issuing consumer did, and the others at its next barrier), and
-// the consumers stage a tile's boxes and go on to the next tile's math.
-#ifndef VNM_WG_EPI_STORER
-#define VNM_WG_EPI_STORER 0
-#endif
 
 // Persistent tiles load the next tile's first A register sets after the epilogue (1) instead of
 // before it (0): there the consumers' loads queued behind the producer's copies of the next tile's
@@ -135,12 +128,14 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_PRELOAD_LATE 1
 #endif
 
-// Experiment (v158, off): each consumer warpgroup stages and stores its own 64 x MB rows of Y between
-// barriers of its own 128 threads (1), not all consumers together (0), so that one's staging writes
-// run beside the other's stores (v150 trace: a persistent 2:128 tile's 4 passes ~2.1k cycles each,
-// ~0.8-1k of it staging and barrier, the rest the stores at ~12 B/clk per SM).
+// Each consumer warpgroup stages and stores its own 64-row block of Y between barriers of its own 128
+// threads (1), not all consumers together (0), so that one's staging writes run beside the other's
+// stores (v150 trace: a persistent 2:128 tile's 4 passes ~2.1k cycles each, ~0.8-1k of it staging and
+// barrier). H200 v158 (0/1 in turns, twice, us): gate/up 2:128 T = 8192 108.8/110.4 -> 99.9/103.3,
+// 4096^3 2:128 23.9 -> 22.0, 2:4 T = 8192 283.6/299.6 -> 273.5/287.4, others even. Tiles of one m64
+// block per consumer only (the 256 x 128 persistent Y^T variant spilled 4 bytes).
 #ifndef VNM_WG_EPI_PER_WG
-#define VNM_WG_EPI_PER_WG 0
+#define VNM_WG_EPI_PER_WG 1
 #endif
 
 // Stages of look-ahead for the gather's column words (a compile-time knob: -D for experiments).
@@ -189,19 +184,14 @@ struct GatherB {
 template <int BM, int BN, int STAGES, int MB = 1, int AREG = 0, bool PERSIST = false, int CS = 1, bool YT = false>
 struct Plan {
   static constexpr int NC = (BM / (64 * MB)) * 128;  // consumer threads (MB m64 blocks each)
-  static constexpr bool TMA_EPI = PERSIST && VNM_WG_EPI_TMA && MB == 1 && !YT;
-  // (a fourth warpgroup issues the TMA stores; tiles of two consumer warpgroups whose accumulators fit
-  // the 128 registers a thread that 512 threads leave: ptxas allots one count to the whole kernel)
-  static constexpr bool STORER = TMA_EPI && VNM_WG_EPI_STORER && NC == 256 && BN <= 128;
-  static constexpr int NT = NC + 128 + (STORER ? 128 : 0);  // + one producer warpgroup (+ the storer)
+  static constexpr int NT = NC + 128;                // + one producer warpgroup
   static constexpr int B = KROWS * BN * 2;           // bytes per stage (multiple of 1024)
   static constexpr int A = AREG == 1 ? 0 : BM * 2 * KS * 2;  // bytes per stage (multiple of 1024)
   static constexpr int M = AREG == 1 ? 0 : AREG == 2 ? BM * 8 : BM * KS / 2;  // bytes per stage
   static constexpr int OFF_A = STAGES * B;
   static constexpr int OFF_M = OFF_A + STAGES * A;
   static constexpr int OFF_BAR = OFF_M + STAGES * M;
-  // (+ the storer's staged and freed barriers of up to 4 boxes)
-  static constexpr int PIPE = OFF_BAR + 2 * STAGES * 8 + (STORER ? 2 * 4 * 8 : 0);
+  static constexpr int PIPE = OFF_BAR + 2 * STAGES * 8;
   // Epilogue staging [EPI_TOK][BM + 8] elements, EPI_TOK tokens per pass (YT: [BM][EPI_TOK + 8]). One
   // pass over the ring's bytes when a CTA owns one tile; PERSIST keeps it apart (64-token passes) so
   // that the producer fills the ring with the next tile's stages during the epilogue.
@@ -215,12 +205,12 @@ struct Plan {
   // as the 228 KB of an SM leave its CTAs (1 KB each reserved, 1 KB for the alignment below).
   static constexpr int EPI_PASS = (BM / 64) * 8192;
   static constexpr int EPI_FIT = (233472 / CTAS_PER_SM - 2048 - OFF_EPI) / EPI_PASS;
+  static constexpr bool TMA_EPI = PERSIST && VNM_WG_EPI_TMA && MB == 1 && !YT;
   static constexpr int EPI_BUFS = !TMA_EPI ? 1 : EPI_FIT < 1 ? 1 : EPI_FIT < VNM_WG_EPI_TMA_BUFS ? EPI_FIT : VNM_WG_EPI_TMA_BUFS;
   static constexpr int EPI = EPI_BUFS > 1 ? EPI_BUFS * EPI_PASS : (YT ? BM : EPI_TOK) * C_PITCH * 2;
   // Dynamic shared memory of a launch: + 1024 to align the base (swizzles need 1024-byte images).
   static constexpr int BYTES = (PERSIST ? OFF_EPI + EPI : PIPE > EPI ? PIPE : EPI) + 1024;
   static_assert(!PERSIST || EPI >= EPI_PASS, "the TMA-store staging fits the padded one");
-  static_assert(!STORER || VNM_WG_EPI_TMA_BUFS <= 4, "the storer's barriers cover up to 4 boxes");
   static_assert(STAGES >= 2, "one stage in the math, one being filled");
   static_assert(BM / MB == 64 || BM / MB == 128, "64 x MB rows per consumer warpgroup, one or two of them");
   static_assert(MB == 1 || AREG, "two m64 blocks per consumer only with A in registers");
@@ -261,8 +251,8 @@ struct Plan {
 // consumer two m64 blocks (a 256 x 128 tile: B is written once per 256 rows, not 128).
 template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, int TMA_X, int MB = 1, int AREG = 0,
           bool PERSIST = false, int CLUSTER = 1, int COPY_STEPS = 1, bool YT = false>
-__global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, COPY_STEPS, YT>::NT,
-                                  wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, COPY_STEPS, YT>::CTAS_PER_SM)
+__global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::NT,
+                                  wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::CTAS_PER_SM)
     spmm_wgmma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                   const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                   float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
@@ -279,9 +269,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
   // Y by TMA stores from the persistent tiles (VNM_WG_EPI_TMA; MB = 2 spilled 256 bytes; Y^T goes
   // through the staged epilogue)
   constexpr bool TMA_EPI = P::TMA_EPI;
-  constexpr bool STORER = P::STORER;
-  static_assert(!P::STORER || CLUSTER == 1, "the storer warpgroup: no clusters (it leaves early)");
-  constexpr int STORER_REGS = 40;
   // (the 256 x 128 tile's X^T variant spilled 12 bytes with the late preload)
   constexpr bool PRELOAD_LATE = VNM_WG_PRELOAD_LATE && MB == 1;
   using GB = wg::GatherB<BN>;
@@ -298,8 +285,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
   constexpr int PRODUCER_REGS = (AREG == 1 && TMA_X) ? 56 : VNM_WG_PRODUCER_REGS;  // AREG 1 + TMA_X: one TMA per stage
   constexpr int ENTRY_REGS = (65536 / (P::NT * P::CTAS_PER_SM)) & ~7;  // what __launch_bounds__ grants
   constexpr int CONSUMER_REGS =
-      (NC == 256 || P::CTAS_PER_SM == 2 || STORER)
-          ? ((P::NT / 128 * ENTRY_REGS - PRODUCER_REGS - (STORER ? STORER_REGS : 0)) / (NC / 128)) & ~7 : 0;
+      (NC == 256 || P::CTAS_PER_SM == 2) ? ((P::NT / 128 * ENTRY_REGS - PRODUCER_REGS) / (NC / 128)) & ~7 : 0;
   static_assert(CONSUMER_REGS == 0 || (CONSUMER_REGS >= ENTRY_REGS && CONSUMER_REGS <= 256), "setmaxnreg range");
 
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -310,8 +296,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
   unsigned char* sM = smem + P::OFF_M;
   u64* full = reinterpret_cast<u64*>(smem + P::OFF_BAR);
   u64* empty = full + STAGES;
-  u64* box_full = empty + STAGES;  // STORER: box b staged by every consumer thread / freed by the storer
-  u64* box_free = box_full + 4;
 
   const int tid = threadIdx.x;
   // Without PERSIST a CTA runs the one tile (blockIdx.x, blockIdx.y). With it the grid is what
@@ -359,12 +343,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
       // every producer thread arrives after its copies landed (+ the TMA issuer's expect_tx)
       mbar_init(&full[s], 129);
       mbar_init(&empty[s], CLUSTER * NC / 32);  // one arrival per consumer warp of the cluster
-    }
-    if constexpr (STORER) {
-      for (int b = 0; b < P::EPI_BUFS; ++b) {
-        mbar_init(&box_full[b], NC);
-        mbar_init(&box_free[b], 1);
-      }
     }
     mbar_init_fence();
   }
@@ -483,31 +461,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
       });
     }
     cp_async_wait<0>();  // the async arrivals above must not outlive the thread
-  } else if (STORER && tid >= 128 + NC) {
-    // ------------------------------------------------------------------ storer warpgroup (v159)
-    // One thread stores each box the consumers staged (their passes, in order, box p % EPI_BUFS),
-    // and frees it once the TMA has read it.
-    if constexpr (STORER) {
-      setmaxnreg_dec<STORER_REGS>();
-      if (tid == 128 + NC) {
-        const unsigned char* sC0 = smem + P::OFF_EPI;
-        int p = 0;
-        for (int tile = first; tile < ntiles; tile += stride) {
-          const int row0 = row_of(tile), tok0 = tok_of(tile);
-          for (int pass = 0; pass < BN / P::EPI_TOK; ++pass, ++p) {
-            const int b = p % P::EPI_BUFS;
-            mbar_wait(&box_full[b], (p / P::EPI_BUFS) & 1);
-#pragma unroll
-            for (int box = 0; box < BM / 64; ++box)
-              tma_store_2d(&ymap, smem_addr(sC0) + b * P::EPI_PASS + box * 8192, row0 + box * 64, tok0 + pass * P::EPI_TOK);
-            bulk_commit_group();
-            bulk_wait_group_read<0>();
-            mbar_arrive(&box_free[b]);
-          }
-        }
-        bulk_wait_group<0>();  // the last stores done
-      }
-    }
   } else {
     // ------------------------------------------------------------------ consumer warpgroups
     if constexpr (CONSUMER_REGS > 0) setmaxnreg_inc<CONSUMER_REGS>();
@@ -526,7 +479,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
     const int wt = ct & 127;
     // The epilogue's storing groups (VNM_WG_EPI_PER_WG): each warpgroup its own EROWS rows from erow0,
     // with its ENT threads (et: this one), or all consumers all BM rows.
-    constexpr bool EPI_WG = VNM_WG_EPI_PER_WG && NC > 128;
+    constexpr bool EPI_WG = VNM_WG_EPI_PER_WG && NC > 128 && MB == 1;
     constexpr int EROWS = EPI_WG ? 64 * MB : BM, ENT = EPI_WG ? 128 : NC;
     const int erow0 = EPI_WG ? 64 * MB * cw : 0, et = EPI_WG ? wt : ct;
     // (a pass's barrier among its group; `all`: every consumer, where the staging overlaps the ring)
@@ -784,12 +737,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
 #pragma unroll 1
       for (int pass = 0; pass < BN / ET; ++pass, ++epi_pass) {
         // (TMA_EPI: the stores that last read this pass's box are done reading it)
-        if constexpr (STORER) {
-          if (epi_pass >= P::EPI_BUFS) mbar_wait(&box_free[epi_pass % P::EPI_BUFS], (epi_pass / P::EPI_BUFS - 1) & 1);
-        } else {
-          if (TMA_EPI && et == 0) bulk_wait_group_read<P::EPI_BUFS - 1>();
-          epi_sync(!PERSIST && pass == 0);
-        }
+        if (TMA_EPI && et == 0) bulk_wait_group_read<P::EPI_BUFS - 1>();
+        epi_sync(!PERSIST && pass == 0);
         T* const sC = sC0 + (P::EPI_BUFS > 1 ? epi_pass % P::EPI_BUFS * (P::EPI_PASS / static_cast<int>(sizeof(T))) : 0);
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
@@ -805,11 +754,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
               }
         }
         VNM_WG_MARK_EPI(2 + 2 * pass);
-        if (STORER) {  // this thread's staging writes, before the storer's TMA (async proxy) reads them
-          fence_proxy_async_smem();
-          mbar_arrive(&box_full[epi_pass % P::EPI_BUFS]);
-          continue;
-        }
         if (TMA_EPI) {
           fence_proxy_async_smem();  // this thread's staging writes, before the TMA (async proxy) reads them
           epi_sync(false);
@@ -831,7 +775,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, CO
       }
       if (PERSIST && (TMA_EPI || PRELOAD_LATE) && tile + stride < ntiles) preload(tile + stride);
     }
-    if (TMA_EPI && !STORER && et == 0) bulk_wait_group<0>();  // the last stores done
+    if (TMA_EPI && et == 0) bulk_wait_group<0>();  // the last stores done
   }
   if constexpr (CLUSTER > 1) cluster_sync();  // no CTA leaves while a peer may still signal its barriers
 #endif
