@@ -12,13 +12,22 @@ typedef unsigned long long u64;
 
 // Element traits: the PTX type name of the tensor-core operands and fp32 conversions.
 template <typename T> struct Elem;
+// (pack: two values rounded into one 32-bit word, lo in the low half: an mma fragment's column pair)
 template <> struct Elem<__half> {
   static __device__ __forceinline__ __half from_float(float x) { return __float2half_rn(x); }
   static __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+  static __device__ __forceinline__ u32 pack(float lo, float hi) {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const u32*>(&h);
+  }
 };
 template <> struct Elem<__nv_bfloat16> {
   static __device__ __forceinline__ __nv_bfloat16 from_float(float x) { return __float2bfloat16_rn(x); }
   static __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+  static __device__ __forceinline__ u32 pack(float lo, float hi) {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const u32*>(&h);
+  }
 };
 
 __device__ __forceinline__ u32 smem_addr(const void* p) {

@@ -138,6 +138,15 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_EPI_PER_WG 1
 #endif
 
+// Experiment (v164, off): the epilogue stages Y (and Y^T) by stmatrix, four 8 x 8 blocks of the
+// accumulators per instruction a warp (transposed for Y's [tokens][rows] staging), not one 2-byte
+// shared store per element (v161 trace, persistent 2:128: a 64-token pass ~0.6-1.0k cycles of
+// staging, 32 stores a thread). Not with the TMA-store epilogue (its swizzled boxes), nor two m64
+// blocks per consumer (256 x 128: spilled).
+#ifndef VNM_WG_EPI_STMATRIX
+#define VNM_WG_EPI_STMATRIX 0
+#endif
+
 // Stages of look-ahead for the gather's column words (a compile-time knob: -D for experiments).
 // 8 (H200 v96, against 3): LLaMA gate/up and down at T = 1-64 -3..-5% (128:2:8 gate/up T = 16 14.2
 // -> 13.7 us), 4096-row shapes and prefill even (v17a had found 3-5 even at prefill). Gathered
@@ -706,10 +715,13 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       // where it overlaps the ring (one tile per CTA), every consumer's wgmma too.
       T* const sC0 = reinterpret_cast<T*>(smem + P::OFF_EPI);
       constexpr int ET = P::EPI_TOK;
-      // With TMA_EPI the thread's swizzle terms are derived here from a fresh read of %tid.x: derived
-      // from the consumer's variables, ptxas hoisted them out of the tile loop and spilled them.
+      constexpr bool STSM = VNM_WG_EPI_STMATRIX && !TMA_EPI && MB == 1;  // (MB = 2 spilled 36 bytes)
+      static_assert(!STSM || ET % 16 == 0, "stmatrix stages 16 tokens (two 8 x 8 blocks) at a time");
+      // With TMA_EPI (or STSM) the thread's swizzle (or stmatrix address) terms are derived here from a
+      // fresh read of %tid.x: derived from the consumer's variables, ptxas hoisted them out of the tile
+      // loop and spilled them.
       int e_tig = tig, e_mrow = mrow;
-      if constexpr (TMA_EPI) {
+      if constexpr (TMA_EPI || STSM) {
         int tid_now;
         asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(tid_now));
         e_tig = tid_now & 3;
@@ -740,18 +752,45 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         if (TMA_EPI && et == 0) bulk_wait_group_read<P::EPI_BUFS - 1>();
         epi_sync(!PERSIST && pass == 0);
         T* const sC = sC0 + (P::EPI_BUFS > 1 ? epi_pass % P::EPI_BUFS * (P::EPI_PASS / static_cast<int>(sizeof(T))) : 0);
+        if constexpr (STSM) {
+          // matrix (j + q / 2, rows 8 (q & 1) on) of each m64 block: this lane gives row lane & 7 of
+          // matrix q = lane >> 3 its address (in Y's staging, that row is a token: .trans); from
+          // e_tig and e_mrow (lane = 4 (e_mrow & 7) + e_tig; e_mrow - (e_mrow & 7): the warp's rows)
+          const int e_lane = 4 * (e_mrow & 7) + e_tig, q = e_lane >> 3;
+          const int row = e_mrow - (e_mrow & 7) + 8 * (q & 1);
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-          if (j / (ET / 8) != pass) continue;
+          for (int j = 0; j < BN / 8; j += 2) {
+            if (j / (ET / 8) != pass) continue;
+            const int tok = 8 * (j % (ET / 8)) + 8 * (q >> 1);
 #pragma unroll
-          for (int b = 0; b < MB; ++b)
+            for (int b = 0; b < MB; ++b) {
+              u32 r[4];
 #pragma unroll
-            for (int h = 0; h < 2; ++h)
-#pragma unroll
-              for (int e = 0; e < 2; ++e) {
-                const int t = 8 * (j % (ET / 8)) + 2 * e_tig + e;
-                sC[staged(t, e_mrow + 64 * b + 8 * h)] = Elem<T>::from_float(acc[b][4 * j + 2 * h + e] + bv[b][h]);
+              for (int i = 0; i < 4; ++i) {
+                const int a0 = 4 * (j + (i >> 1)) + 2 * (i & 1);
+                r[i] = Elem<T>::pack(acc[b][a0] + bv[b][i & 1], acc[b][a0 + 1] + bv[b][i & 1]);
               }
+              if constexpr (YT) {
+                stmatrix_x4(r, sC + (row + 64 * b + (e_lane & 7)) * P::C_PITCH + tok);
+              } else {
+                stmatrix_x4_trans(r, sC + (tok + (e_lane & 7)) * P::C_PITCH + row + 64 * b);
+              }
+            }
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j) {
+            if (j / (ET / 8) != pass) continue;
+#pragma unroll
+            for (int b = 0; b < MB; ++b)
+#pragma unroll
+              for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                  const int t = 8 * (j % (ET / 8)) + 2 * e_tig + e;
+                  sC[staged(t, e_mrow + 64 * b + 8 * h)] = Elem<T>::from_float(acc[b][4 * j + 2 * h + e] + bv[b][h]);
+                }
+          }
         }
         VNM_WG_MARK_EPI(2 + 2 * pass);
         if (TMA_EPI) {

@@ -45,6 +45,17 @@ __device__ __forceinline__ u64 gmma_desc(u32 addr, u32 lbo, u32 sbo) {
 __device__ __forceinline__ void fence_proxy_async_smem() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
+// Four 8 x 8 b16 matrices from a warp's fragments (register i: matrix i, the mma layout: lane
+// 4 r + c holds row r, columns 2c and 2c + 1) into shared memory, row j of matrix i at the 16-byte
+// address lane 8 i + j gives; .trans stores each transposed (fragment column j at that address).
+__device__ __forceinline__ void stmatrix_x4(const u32 (&r)[4], const void* p) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+               ::"r"(smem_addr(p)), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]) : "memory");
+}
+__device__ __forceinline__ void stmatrix_x4_trans(const u32 (&r)[4], const void* p) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
+               ::"r"(smem_addr(p)), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]) : "memory");
+}
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void wgmma_wait() {
