@@ -53,6 +53,24 @@ def test_tile_choice_respects_v():
             assert free in K.TILES and free.bm == (128 if t > 64 else tile.bm)
 
 
+def test_split_choice_evens_the_sm_loads():
+    """At T <= 64 the cp.async tiles take one K split more where that lowers the most work any SM
+    gets (v161); elsewhere the wave rule stands."""
+    steps = K.layout_steps(4096, 8)
+    cases = {  # (rows, v, T): splits on 132 SMs
+        (11008, 64, 16): 2,  # 172 row tiles: 1 split puts two CTAs on 40 SMs, 2 give each SM 1.5
+        (11008, 64, 64): 2,
+        (11008, 128, 64): 3,  # 86 row tiles: 3 splits (loads 0.67) beat 4 (0.75)
+        (4096, 64, 64): 4,  # 64 row tiles: the wave rule's 4 (0.5), not 5 (0.6)
+        (13824, 64, 16): 1,  # 216 row tiles: 2 splits would not lower the load (2 either way)
+        (11008, 64, 256): 1,  # prefill: unchanged
+    }
+    for (rows, v, t), want in cases.items():
+        tile = K.choose_tile(t, v)
+        assert K.choose_splits(tile, t, rows, steps, 132) == want, (rows, v, t)
+
+
+
 # ------------------------------------------------------------------------------------------------
 # GPU
 
