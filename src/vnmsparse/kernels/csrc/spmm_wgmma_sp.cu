@@ -123,7 +123,9 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 // Persistent tiles load the next tile's first A register sets after the epilogue (1) instead of
 // before it (0): there the consumers' loads queued behind the producer's copies of the next tile's
 // stages and held the epilogue ~4.9k cycles (v147 trace, 4096^3 128:2:32: 13.5k cycles from a tile's
-// last wgmma to the next one's first, against 4.7k for its 8 stages).
+// last wgmma to the next one's first, against 4.7k for its 8 stages). Experiment (v165): 2 loads
+// them before the last pass's stores, after its staging (v161 trace, persistent 2:128: ~1.9k cycles
+// from the epilogue's end to the next tile's first wgmma).
 #ifndef VNM_WG_PRELOAD_LATE
 #define VNM_WG_PRELOAD_LATE 1
 #endif
@@ -279,7 +281,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   // through the staged epilogue)
   constexpr bool TMA_EPI = P::TMA_EPI;
   // (the 256 x 128 tile's X^T variant spilled 12 bytes with the late preload)
-  constexpr bool PRELOAD_LATE = VNM_WG_PRELOAD_LATE && MB == 1;
+  constexpr int PRELOAD_LATE = MB == 1 ? VNM_WG_PRELOAD_LATE : 0;
   using GB = wg::GatherB<BN>;
   using wg::KS;
   using wg::cp_async16_s;
@@ -805,6 +807,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           continue;
         }
         epi_sync(false);
+        if (PERSIST && PRELOAD_LATE == 2 && pass == BN / ET - 1 && tile + stride < ntiles) preload(tile + stride);
         if constexpr (YT) {  // y is Y^T [R][ntok]: staged rows are tile rows, tokens run along them
           store_staged<T, ET, EROWS, P::C_PITCH, ENT>(sC + erow0 * P::C_PITCH, y, tok0 + pass * ET, row0 + erow0, ntok, R, et);
         } else {
@@ -812,7 +815,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         }
         VNM_WG_MARK_EPI(3 + 2 * pass);
       }
-      if (PERSIST && (TMA_EPI || PRELOAD_LATE) && tile + stride < ntiles) preload(tile + stride);
+      if (PERSIST && (TMA_EPI || PRELOAD_LATE == 1) && tile + stride < ntiles) preload(tile + stride);
     }
     if (TMA_EPI && et == 0) bulk_wait_group<0>();  // the last stores done
   }
