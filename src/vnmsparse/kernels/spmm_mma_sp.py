@@ -150,7 +150,10 @@ def choose_splits(tile: TileConfig, ntok: int, rows: int, steps: int, sms: int) 
     it does not (86 row tiles, 3 splits: 4 loads 0.75 against 0.67) 4 splits measured +27%."""
     ctas = -(-rows // tile.bm) * -(-ntok // tile.bn)
     splits = splits_for(ctas, steps, 2 * sms)
-    load = lambda s: -(-ctas * s // sms) / s  # noqa: E731
+
+    def load(s):  # CTAs' worth of work on the busiest SM
+        return -(-ctas * s // sms) / s
+
     if ntok <= 64 and ctas <= 2 * sms and splits < steps // MIN_SPLIT_STEPS and load(splits + 1) < load(splits):
         splits += 1
     return splits
