@@ -10,14 +10,14 @@ export PYTHONPATH=$PYTHONPATH:$PWD/scripts
 warm
 S=11008x4096x8192:128:2:128,4096x4096x4096:128:2:128,4096x4096x4096:128:2:32,4096x4096x8192:128:2:8,4096x4096x8192:2:4,4096x4096x16:128:2:8,11008x4096x64:64:2:8
 for xt in 1 0; do
-  timeout 150 python scripts/ab_wgmma.py VNM_WG_EPI_STMATRIX=0,1,0,1 --path auto --xt $xt --shapes $S 2>&1 | grep -v Warn | tee -a "$OUT/ab_epi_stmatrix_h200_v164.txt"
+  timeout 130 python scripts/ab_wgmma.py VNM_WG_EPI_STMATRIX=0,1,0,1 --path auto --xt $xt --shapes $S 2>&1 | grep -v Warn | tee -a "$OUT/ab_epi_stmatrix_h200_v164.txt"
 done
 # v165 (prepared with it, not yet run): the next tile's A registers loaded before the epilogue's last
 # pass's stores (VNM_WG_PRELOAD_LATE=2) against after them (1, the default). Predicted: persistent
 # 2:128 -3..-8% if the ~1.9k cycles after the epilogue (v161 trace) are those loads' latency, else even.
 S2=11008x4096x8192:128:2:128,4096x4096x4096:128:2:128,4096x11008x4096:128:2:128,4096x4096x4096:128:2:32
-timeout 100 python scripts/ab_wgmma.py VNM_WG_PRELOAD_LATE=1,2,1,2 --path auto --xt 1 --shapes $S2 2>&1 | grep -v Warn | tee "$OUT/ab_preload_late2_h200_v165.txt"
-timeout 240 python -c "
+timeout 90 python scripts/ab_wgmma.py VNM_WG_PRELOAD_LATE=1,2,1,2 --path auto --xt 1 --shapes $S2 2>&1 | grep -v Warn | tee "$OUT/ab_preload_late2_h200_v165.txt"
+timeout 200 python -c "
 import sys, pytest
 from vnmsparse.kernels import spmm_wgmma_sp as W, spmm_mma_sp as K
 W.DEFINES = K.DEFINES = {'VNM_WG_EPI_STMATRIX': 1}
