@@ -268,10 +268,7 @@ def feature_major(x2: torch.Tensor):
     if is_feature_major(x2):
         return x2, x2.stride(1), ntok
     ldxt = -(-ntok // 8) * 8
-    if x2.stride(0) == 1 and ntok > 1:
-        x2 = rows_of(x2)  # then the transpose below
-    elif x2.stride(1) != 1:
-        x2 = x2.contiguous()
+    x2 = as_rows(x2)  # then the transpose below
     xt = torch.empty(k, ldxt, dtype=x2.dtype, device=x2.device)
     grid = (-(-ldxt // 64), -(-k // 64), 1)
     wide = TRANSPOSE16 and k % 8 == 0 and x2.stride(0) % 8 == 0 and x2.data_ptr() % 16 == 0
@@ -282,10 +279,13 @@ def feature_major(x2: torch.Tensor):
     return xt, ldxt, ldxt
 
 
-def rows_of(x2: torch.Tensor) -> torch.Tensor:
-    """A token-contiguous x2 [T, K] as rows (row-major, 16-byte rows padded to whole 8 columns) by
-    the transpose kernel: a PDL launch, where a torch copy would end the chain of launches."""
-    return feature_major(x2.t())[0][:, :x2.shape[1]]
+def as_rows(x2: torch.Tensor) -> torch.Tensor:
+    """x2 [T, K] with unit column stride: itself; a token-contiguous x2 by the transpose kernel (rows
+    padded to whole 8 columns: a PDL launch, where a torch copy would end the chain of launches);
+    else a copy."""
+    if x2.stride(1) == 1:
+        return x2
+    return feature_major(x2.t())[0][:, :x2.shape[1]] if x2.stride(0) == 1 else x2.contiguous()
 
 
 # CUDA's limit on a grid's y (and z) dimension; launches whose token tiles exceed it run in chunks.
@@ -525,11 +525,9 @@ def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool =
     wgmma.sp fragment image (values [RB64, steps, 2, 128, 8], meta [RB64, steps, 64, 2]), whose
     per-warp registers are mma.sp's, so one weight image serves both kernels."""
     bm, bn, splits, per = plan
-    xr = x2
-    if x2.stride(1) != 1:
-        # (a token-contiguous x, one the tiles cannot read as it is (T % 8 != 0): v153, auto_xt at T = 4
-        # 8.3 us with a torch copy here against 4.0 on row-major X)
-        xr = rows_of(x2) if x2.stride(0) == 1 else x2.contiguous()
+    # (a token-contiguous x, one the tiles cannot read as it is (T % 8 != 0), by the transpose kernel:
+    # v153, auto_xt at T = 4 8.3 us with a torch copy here against 4.0 on row-major X)
+    xr = as_rows(x2)
     wm, wn = _decode_warp_tile(bm, bn)
     kernel = _kernel(decode_name(x2.dtype, bm, bn, cols is not None, image), _DECODE_PARAMS)
     kernel.launch(
