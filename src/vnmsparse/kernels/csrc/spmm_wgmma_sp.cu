@@ -123,9 +123,8 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 // Persistent tiles load the next tile's first A register sets after the epilogue (1) instead of
 // before it (0): there the consumers' loads queued behind the producer's copies of the next tile's
 // stages and held the epilogue ~4.9k cycles (v147 trace, 4096^3 128:2:32: 13.5k cycles from a tile's
-// last wgmma to the next one's first, against 4.7k for its 8 stages). Experiment (v165): 2 loads
-// them before the last pass's stores, after its staging (v161 trace, persistent 2:128: ~1.9k cycles
-// from the epilogue's end to the next tile's first wgmma).
+// last wgmma to the next one's first, against 4.7k for its 8 stages). Loading them before the last
+// pass's stores instead (v165) was even (H200, persistent 2:128/2:32: 100.4 -> 100.6 us).
 #ifndef VNM_WG_PRELOAD_LATE
 #define VNM_WG_PRELOAD_LATE 1
 #endif
@@ -140,13 +139,15 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_EPI_PER_WG 1
 #endif
 
-// Experiment (v164, off): the epilogue stages Y (and Y^T) by stmatrix, four 8 x 8 blocks of the
-// accumulators per instruction a warp (transposed for Y's [tokens][rows] staging), not one 2-byte
-// shared store per element (v161 trace, persistent 2:128: a 64-token pass ~0.6-1.0k cycles of
-// staging, 32 stores a thread). Not with the TMA-store epilogue (its swizzled boxes), nor two m64
-// blocks per consumer (256 x 128: spilled).
+// The epilogue stages Y (and Y^T) by stmatrix (1), four 8 x 8 blocks of the accumulators per
+// instruction a warp (transposed for Y's [tokens][rows] staging), not one 2-byte shared store per
+// element (0; v161 trace, persistent 2:128: a 64-token pass ~0.6-1.0k cycles of staging, 32 stores
+// a thread). H200 v164 (0/1 in turns, twice, us, auto_xt): gate/up 2:128 T = 8192 99.2/99.5 ->
+// 92.8/93.2, 4096^3 2:128 22.0 -> 20.7, 2:32 35.1 -> 33.5, 2:8 and 2:4 prefill and decode within the
+// noise. Not with the TMA-store epilogue (its swizzled boxes), nor two m64 blocks per consumer
+// (256 x 128: spilled).
 #ifndef VNM_WG_EPI_STMATRIX
-#define VNM_WG_EPI_STMATRIX 0
+#define VNM_WG_EPI_STMATRIX 1
 #endif
 
 // Stages of look-ahead for the gather's column words (a compile-time knob: -D for experiments).
@@ -807,7 +808,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           continue;
         }
         epi_sync(false);
-        if (PERSIST && PRELOAD_LATE == 2 && pass == BN / ET - 1 && tile + stride < ntiles) preload(tile + stride);
         if constexpr (YT) {  // y is Y^T [R][ntok]: staged rows are tile rows, tokens run along them
           store_staged<T, ET, EROWS, P::C_PITCH, ENT>(sC + erow0 * P::C_PITCH, y, tok0 + pass * ET, row0 + erow0, ntok, R, et);
         } else {
@@ -815,7 +815,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         }
         VNM_WG_MARK_EPI(3 + 2 * pass);
       }
-      if (PERSIST && (TMA_EPI || PRELOAD_LATE == 1) && tile + stride < ntiles) preload(tile + stride);
+      if (PERSIST && (TMA_EPI || PRELOAD_LATE) && tile + stride < ntiles) preload(tile + stride);
     }
     if (TMA_EPI && et == 0) bulk_wait_group<0>();  // the last stores done
   }
