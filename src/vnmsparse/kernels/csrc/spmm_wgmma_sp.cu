@@ -150,14 +150,6 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_EPI_STMATRIX 1
 #endif
 
-// Experiment (v167, off): the second consumer warpgroup of a persistent tile starts this many SM
-// cycles after the first, so that one's epilogue stores run while the other waits for and runs its
-// stages (v161 trace, persistent 2:128: a ~9.7k-cycle tile of which ~7.1k epilogue, both warpgroups
-// storing at once; the SM's stores leave at ~12 B/clk, v153).
-#ifndef VNM_WG_CONSUMER_LAG
-#define VNM_WG_CONSUMER_LAG 0
-#endif
-
 // Stages of look-ahead for the gather's column words (a compile-time knob: -D for experiments).
 // 8 (H200 v96, against 3): LLaMA gate/up and down at T = 1-64 -3..-5% (128:2:8 gate/up T = 16 14.2
 // -> 13.7 us), 4096-row shapes and prefill even (v17a had found 3-5 even at prefill). Gathered
@@ -593,11 +585,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       }
     };
     preload(first);
-    if (VNM_WG_CONSUMER_LAG > 0 && PERSIST && NC > 128 && cw == 1) {
-      const long long t0 = clock64();
-      while (clock64() - t0 < VNM_WG_CONSUMER_LAG) {
-      }
-    }
 
     int g = 0, epi_pass = 0;  // (epi_pass: the epilogue's passes so far, whose box each one takes)
     // g stays the constant 0 with one tile per CTA (a runtime g cost the decode tile ~11 instructions a
