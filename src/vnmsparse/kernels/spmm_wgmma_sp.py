@@ -177,7 +177,14 @@ STAGED_TILES = (
 
 # v24 (NOTES): the same tiles, persistent: the producer fills the ring with the next tile's stages
 # while the consumers run the epilogue (staged apart from the ring, 64 tokens a pass).
-PERSISTENT_TILES = tuple(dataclasses.replace(t, persistent=True) for t in TILES)
+# v170 (NOTES): ... but the 128-row ones that choose_tile runs take A through the ring by the
+# producer's bulk copies (v22's staged form), not by the consumers' global loads after each
+# epilogue, which queued behind their own Y stores (v169 trace, gate/up 2:128: ~1.7k cycles of a
+# ~9k-cycle tile). H200 (X feature-major, us): gate/up 2:128 T = 8192 91.6 -> 75.8, 4096^3 20.6 ->
+# 18.7, 4096^2 x 8192 38.1 -> 32.3, 1024 x 4096 x 8192 10.8 -> 9.8 (4 stages; 5: 79.0 on gate/up).
+PERSISTENT_STAGED = {(128, 256): WgTile(128, 256, 4, 1, True, True, persistent=True),
+                     (128, 128): WgTile(128, 128, 7, 1, True, True, persistent=True)}
+PERSISTENT_TILES = tuple(dataclasses.replace(t, persistent=True) for t in TILES) + tuple(PERSISTENT_STAGED.values())
 # v25 (NOTES): plain 2:4 with X by TMA, two row tiles per cluster loading half the X box each and
 # multicasting it to both (X's L2 reads halved).
 # (Clusters of 4, as cuSPARSELt's fastest 2:4 algorithm on the H200 runs, need R within the
@@ -309,7 +316,7 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
 
 def _prefill_tile(ntok: int, row_tiles: int, bm: int, persist: bool, sms: int) -> WgTile:
     def prefill(tile):
-        return dataclasses.replace(tile, persistent=True) if persist else tile
+        return PERSISTENT_STAGED.get((tile.bm, tile.bn), dataclasses.replace(tile, persistent=True)) if persist else tile
 
     # Waves do not apply to persistent tiles (each CTA loops; h200_v27: at 2:128 the cost pick of
     # 128 x 128 ran gate/up 10-15% slower than 128 x 256), so they keep the widest that fills the SMs.
