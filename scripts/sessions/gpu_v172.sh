@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# v172 (prepared in the seventeenth session, not yet run): v170's staged persistent 128-row tiles past
+# 2 k-steps and below M = 64 (PERSISTENT_MAX_STEPS 2 -> 64 with PERSISTENT_MIN_M 8: 2:8-2:64, and 2:128
+# at K = 11008), where v149 found the a_regs persistent form 0-9% slower. v170's cause (the consumers'
+# A loads for the next tile queued behind their Y stores) does not apply to non-persistent tiles, but
+# the persistent form also overlaps each tile's epilogue with the next one's first stages.
+# Predicted: 2:32-2:64 -3..-8% (epilogue ~a third of a tile there), 2:8-2:16 even to -3%.
+# Then the 64-row staged persistent tiles forced on V = 64 against their a_regs forms.
+source "$(dirname "$0")/../gpu_lib.sh"
+export PYTHONPATH=$PYTHONPATH:$PWD/scripts
+warm
+S=4096x4096x8192:128:2:8,11008x4096x8192:128:2:8,4096x4096x8192:128:2:16,11008x4096x4096:128:2:16,4096x4096x4096:128:2:32,11008x4096x8192:128:2:32,4096x4096x8192:128:2:64,4096x11008x8192:128:2:128
+for xt in 1 0; do
+  timeout 150 python scripts/ab_wgmma.py PERSISTENT_MAX_STEPS=2,64,2,64 --define PERSISTENT_MIN_M=8 --path auto --xt $xt --shapes $S 2>&1 | grep -v Warn | tee -a "$OUT/ab_staged_persistent_steps_h200_v172.txt"
+done
+S64=4096x4096x8192:64:2:64,11008x4096x8192:64:2:128,4096x4096x4096:64:2:128
+timeout 90 python scripts/ab_wgmma.py TILE=wg64x256s6r1p,wg64x256s5t1p,wg64x256s6r1p,wg64x256s5t1p --xt 1 --shapes $S64 2>&1 | grep -v Warn | tee -a "$OUT/ab_staged_persistent_steps_h200_v172.txt"
+timeout 60 python scripts/ab_wgmma.py TILE=wg64x128s6r1p,wg64x128s4t1p,wg64x128s6r1p,wg64x128s4t1p --xt 1 --shapes $S64 2>&1 | grep -v Warn | tee -a "$OUT/ab_staged_persistent_steps_h200_v172.txt"
+echo "total ${SECONDS}s"
