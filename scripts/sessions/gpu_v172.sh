@@ -16,4 +16,11 @@ done
 S64=4096x4096x8192:64:2:64,11008x4096x8192:64:2:128,4096x4096x4096:64:2:128
 timeout 90 python scripts/ab_wgmma.py TILE=wg64x256s6r1p,wg64x256s5t1p,wg64x256s6r1p,wg64x256s5t1p --xt 1 --shapes $S64 2>&1 | grep -v Warn | tee -a "$OUT/ab_staged_persistent_steps_h200_v172.txt"
 timeout 60 python scripts/ab_wgmma.py TILE=wg64x128s6r1p,wg64x128s4t1p,wg64x128s6r1p,wg64x128s4t1p --xt 1 --shapes $S64 2>&1 | grep -v Warn | tee -a "$OUT/ab_staged_persistent_steps_h200_v172.txt"
+# The TMA-store epilogue again, on the staged persistent tile: it lost in v29-v159 while the consumers'
+# next A loads waited anyway (behind the producer's copies, then behind their own stores); with A
+# staged (v170) nothing in the next tile's mainloop waits on the memory queue that the stores fill.
+# v170's trace: a tile every 8.1k cycles, 6.0k of them epilogue (4 passes of 16 KB at ~12 B/clk).
+# Predicted: gate/up 2:128 -5..-20% if bulk stores drain beside the next mainloop, else slower again.
+S2=11008x4096x8192:128:2:128,4096x4096x4096:128:2:128,4096x4096x8192:128:2:128,1024x4096x4096:128:2:128
+timeout 90 python scripts/ab_wgmma.py EPI_TMA=0,1,0,1 --define EPI_TMA_BUFS=4 --path auto --xt 1 --shapes $S2 2>&1 | grep -v Warn | tee "$OUT/ab_epi_tma_staged_h200_v172.txt"
 echo "total ${SECONDS}s"
