@@ -120,11 +120,12 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_EPI_TMA_BUFS 1
 #endif
 
-// Persistent tiles load the next tile's first A register sets after the epilogue (1) instead of
-// before it (0): there the consumers' loads queued behind the producer's copies of the next tile's
-// stages and held the epilogue ~4.9k cycles (v147 trace, 4096^3 128:2:32: 13.5k cycles from a tile's
-// last wgmma to the next one's first, against 4.7k for its 8 stages). Loading them before the last
-// pass's stores instead (v165) was even (H200, persistent 2:128/2:32: 100.4 -> 100.6 us).
+// Persistent tiles with A from global memory (the staged ones of v170 load none) load the next
+// tile's first A register sets after the epilogue (1) instead of before it (0): there the
+// consumers' loads queued behind the producer's copies of the next tile's stages and held the
+// epilogue ~4.9k cycles (v147 trace, 4096^3 128:2:32: 13.5k cycles from a tile's last wgmma to
+// the next one's first, against 4.7k for its 8 stages). Loading them before the last pass's
+// stores instead (v165) was even (H200, persistent 2:128/2:32: 100.4 -> 100.6 us).
 #ifndef VNM_WG_PRELOAD_LATE
 #define VNM_WG_PRELOAD_LATE 1
 #endif
