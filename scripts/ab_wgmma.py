@@ -59,13 +59,17 @@ SPLITS = None  # knob SPLITS=0,1,2 (0: the path's own choice)
 
 def parse_tile(name):
     """A tile of W.ALL_TILES or K.TILES by name, else a WgTile spelled as one (wg128x64s6t1: any
-    stage count of a tile shape; g4: 4 stages per copy; compiled on demand)."""
+    stage count of a tile shape; g4: 4 stages per copy) or a cp.async TileConfig (sm8064x64w16x64s4);
+    compiled on demand."""
     import re
     known = {str(t): t for t in W.ALL_TILES + K.TILES}
     if name == "auto":  # the path's own choice
         return None
     if name in known:
         return known[name]
+    f = re.fullmatch(r"sm80(\d+)x(\d+)w(\d+)x(\d+)s(\d+)", name)
+    if f is not None:
+        return K.TileConfig(*(int(g) for g in f.groups()))
     f = re.fullmatch(r"wg(\d+)x(\d+)s(\d+)(?:([tr])(\d))?(p)?(?:c(\d))?(?:g(\d+))?", name)
     if f is None:
         raise SystemExit(f"unknown tile {name}")
