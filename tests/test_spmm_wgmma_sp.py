@@ -191,6 +191,10 @@ def test_tile_choice():
     assert W.choose_tile(8192, 4096, 128, 132, m=W.PERSISTENT_MIN_M // 2) in W.TILES
     # ... where K gives a tile at most PERSISTENT_MAX_STEPS k-steps (4K / M gathered columns, 64 a step)
     assert W.choose_tile(8192, 11008, 128, 132, m=128, k=4096) in W.PERSISTENT_TILES
+    # ... whose 128-row tiles take A through the ring by bulk copies (v170), 64-row ones from global
+    for t, rows, v in ((8192, 11008, 128), (4096, 1024, 128), (8192, 4096, 64)):
+        tile = W.choose_tile(t, rows, v, 132, m=128, k=4096)
+        assert tile.persistent and tile.a_regs and tile.staged == (tile.bm == 128), (t, rows, v, tile)
     assert W.choose_tile(8192, 4096, 128, 132, m=128, k=11008) in W.TILES
     assert W.choose_tile(8192, 4096, 128, 132, m=64, k=4096) in W.TILES
     assert W.choose_tile(16, 4096, 128, 132, m=128).splittable
