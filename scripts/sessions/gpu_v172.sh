@@ -10,7 +10,7 @@ source "$(dirname "$0")/../gpu_lib.sh"
 export PYTHONPATH=$PYTHONPATH:$PWD/scripts
 warm
 S=4096x4096x8192:128:2:8,11008x4096x8192:128:2:8,4096x4096x8192:128:2:16,11008x4096x4096:128:2:16,4096x4096x4096:128:2:32,11008x4096x8192:128:2:32,4096x4096x8192:128:2:64,4096x11008x8192:128:2:128
-timeout 150 python scripts/ab_wgmma.py PERSISTENT_MAX_STEPS=2,64,2,64 --define PERSISTENT_MIN_M=8 --path auto --xt 1 --shapes $S 2>&1 | grep -v Warn | tee "$OUT/ab_staged_persistent_steps_h200_v172.txt"
+timeout 120 python scripts/ab_wgmma.py PERSISTENT_MAX_STEPS=2,64,2,64 --define PERSISTENT_MIN_M=8 --path auto --xt 1 --shapes $S 2>&1 | grep -v Warn | tee "$OUT/ab_staged_persistent_steps_h200_v172.txt"
 S64=4096x4096x8192:64:2:64,11008x4096x8192:64:2:128,4096x4096x4096:64:2:128
 timeout 60 python scripts/ab_wgmma.py TILE=wg64x256s6r1p,wg64x256s5t1p,wg64x256s6r1p,wg64x256s5t1p --xt 1 --shapes $S64 2>&1 | grep -v Warn | tee -a "$OUT/ab_staged_persistent_steps_h200_v172.txt"
 timeout 40 python scripts/ab_wgmma.py TILE=wg64x128s6r1p,wg64x128s4t1p,wg64x128s6r1p,wg64x128s4t1p --xt 1 --shapes $S64 2>&1 | grep -v Warn | tee -a "$OUT/ab_staged_persistent_steps_h200_v172.txt"
@@ -30,4 +30,6 @@ D128=4096x4096x64:128:2:8,11008x4096x64:128:2:8,4096x4096x64:128:2:16,1024x4096x
 timeout 60 python scripts/ab_wgmma.py TILE=auto,sm8064x64w16x64s4,sm8064x64w16x64s3,auto --path mma_sp --shapes $D8 2>&1 | grep -v Warn | tee "$OUT/ab_mma_sp_stages_h200_v172.txt"
 timeout 60 python scripts/ab_wgmma.py TILE=auto,sm80128x64w32x64s4,sm80128x64w32x64s3,auto --path mma_sp --shapes $D128 2>&1 | grep -v Warn | tee -a "$OUT/ab_mma_sp_stages_h200_v172.txt"
 timeout 40 python scripts/ab_wgmma.py PATH=dense --shapes $D8,$D128 2>&1 | grep -v Warn | tee -a "$OUT/ab_mma_sp_stages_h200_v172.txt"
+# v170's tiles under racecheck (memcheck was clean in v171)
+SANITIZE_ARGS="--tiles t1p" sanitize 50 racecheck
 echo "total ${SECONDS}s"
