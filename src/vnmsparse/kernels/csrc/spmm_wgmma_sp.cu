@@ -283,7 +283,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   // through the staged epilogue)
   constexpr bool TMA_EPI = P::TMA_EPI;
   // (the 256 x 128 tile's X^T variant spilled 12 bytes with the late preload)
-  constexpr int PRELOAD_LATE = MB == 1 ? VNM_WG_PRELOAD_LATE : 0;
+  constexpr bool PRELOAD_LATE = VNM_WG_PRELOAD_LATE && MB == 1;
   using GB = wg::GatherB<BN>;
   using wg::KS;
   using wg::cp_async16_s;
