@@ -165,7 +165,7 @@ def test_tiles_fit_shared_memory():
     assert len({(t.bm, t.bn) for t in W.TILES}) == len(W.TILES) == len(W.TILE_TABLE) + 1  # + 256 x 128
 
 
-def test_tile_choice():
+def test_tile_choice(monkeypatch):
     assert W.row_tile(64) == 64 and W.row_tile(128) == 128 and W.row_tile(256) == 128 and W.row_tile(192) == 64
     for v in (16, 32, 48, 96):
         assert W.row_tile(v) is None
@@ -189,14 +189,16 @@ def test_tile_choice():
     assert W.choose_tile(8192, 4096, 128, 132, m=W.PERSISTENT_MIN_M) in W.PERSISTENT_TILES
     assert W.choose_tile(4096, 11008, 128, 132, m=128).bn == 256  # persistent: no wave cost
     assert W.choose_tile(8192, 4096, 128, 132, m=W.PERSISTENT_MIN_M // 2) in W.TILES
-    # ... where K gives a tile at most PERSISTENT_MAX_STEPS k-steps (4K / M gathered columns, 64 a step)
-    assert W.choose_tile(8192, 11008, 128, 132, m=128, k=4096) in W.PERSISTENT_TILES
-    # ... whose 128-row tiles take A through the ring by bulk copies (v170), 64-row ones from global
-    for t, rows, v in ((8192, 11008, 128), (4096, 1024, 128), (8192, 4096, 64)):
-        tile = W.choose_tile(t, rows, v, 132, m=128, k=4096)
-        assert tile.persistent and tile.a_regs and tile.staged == (tile.bm == 128), (t, rows, v, tile)
+    # ... at any K (v172), taking A through the ring by bulk copies (v170), 64-row ones 128 tokens wide
+    for t, rows, v, k in ((8192, 11008, 128, 4096), (4096, 1024, 128, 4096), (8192, 4096, 64, 4096),
+                          (8192, 4096, 128, 11008), (8192, 4096, 64, 11008)):
+        tile = W.choose_tile(t, rows, v, 132, m=128, k=k)
+        assert tile in W.PERSISTENT_STAGED.values() and tile.staged and (v == 128 or tile.bn == 128), tile
+    # ... or, under PERSISTENT_MAX_STEPS, where K gives a tile at most that many k-steps (4K / M
+    # gathered columns, 64 a step)
+    monkeypatch.setattr(W, "PERSISTENT_MAX_STEPS", 2)
+    assert W.choose_tile(8192, 11008, 128, 132, m=128, k=4096).persistent
     assert W.choose_tile(8192, 4096, 128, 132, m=128, k=11008) in W.TILES
-    assert W.choose_tile(8192, 4096, 128, 132, m=64, k=4096) in W.TILES
     assert W.choose_tile(16, 4096, 128, 132, m=128).splittable
     # plain 2:4 at T <= 64: the staged tiles, as narrow as T where X comes by TMA
     assert [W.choose_tile(t, 4096, 128, 132, m=4, tma_x=True).bn for t in (9, 16, 17, 32, 33, 64)] == [16, 16, 32, 32, 64, 64]

@@ -177,13 +177,17 @@ STAGED_TILES = (
 
 # v24 (NOTES): the same tiles, persistent: the producer fills the ring with the next tile's stages
 # while the consumers run the epilogue (staged apart from the ring, 64 tokens a pass).
-# v170 (NOTES): ... but the 128-row ones that choose_tile runs take A through the ring by the
+# v170 (NOTES): ... but the ones that choose_tile runs take A through the ring by the
 # producer's bulk copies (v22's staged form), not by the consumers' global loads after each
 # epilogue, which queued behind their own Y stores (v169 trace, gate/up 2:128: ~1.7k cycles of a
 # ~9k-cycle tile). H200 (X feature-major, us): gate/up 2:128 T = 8192 91.6 -> 75.8, 4096^3 20.6 ->
 # 18.7, 4096^2 x 8192 38.1 -> 32.3, 1024 x 4096 x 8192 10.8 -> 9.8 (4 stages; 5: 79.0 on gate/up).
+# v172: the same form in 64 rows, 128 tokens wide (two CTAs an SM; no 64 x 256 one, which lost to it
+# everywhere): V = 64 2:64 / 2:128 against the a_regs persistent 64 x 256 tile, us, 4096^2 x 8192 77.5
+# -> 52.6, 11008 x 4096 x 8192 162.3 -> 102.2, 4096^3 31.4 -> 22.2 (the staged 64 x 256: 58.0 / 120.5 / 25.7).
 PERSISTENT_STAGED = {(128, 256): WgTile(128, 256, 4, 1, True, True, persistent=True),
-                     (128, 128): WgTile(128, 128, 7, 1, True, True, persistent=True)}
+                     (128, 128): WgTile(128, 128, 7, 1, True, True, persistent=True),
+                     (64, 128): WgTile(64, 128, 4, 1, True, True, persistent=True)}
 PERSISTENT_TILES = tuple(dataclasses.replace(t, persistent=True) for t in TILES) + tuple(PERSISTENT_STAGED.values())
 # v25 (NOTES): plain 2:4 with X by TMA, two row tiles per cluster loading half the X box each and
 # multicasting it to both (X's L2 reads halved).
@@ -253,11 +257,12 @@ NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles a
 
 
 # From this M on, prefill tiles run persistent (v24 on the H200: 2:128 -7%, 2:64 -2%; at M <= 32
-# even to 3% slower, 2:4 2-8% slower), but only where a tile has at most PERSISTENT_MAX_STEPS k-steps
-# (v149, after v148's late preload: LLaMA gate/up 2:128 (2 steps) -4..-5% persistent, down 2:128 (6)
-# +0..+7% and 64:2:64 at K = 11008 (11) +9% slower, 4096^2 2:64 (4) +1..+3%).
-PERSISTENT_MIN_M = 64
-PERSISTENT_MAX_STEPS = 2
+# even to 3% slower, 2:4 2-8% slower). The a_regs persistent tiles lost past 2 k-steps a tile (v149:
+# down 2:128 (6 steps) +0..+7%, 64:2:64 at K = 11008 (11) +9%), so PERSISTENT_MAX_STEPS (0: any) held
+# them to 2; the staged ones (v170) do not (v172, X feature-major, us, 2 -> any: 4096^2 x 8192 2:64
+# 50.3 -> 43.0, down 2:128 63.3 -> 58.1, 4096^3 2:32 33.6 -> 32.1; 2:8 +6%, 2:16 even).
+PERSISTENT_MIN_M = 32
+PERSISTENT_MAX_STEPS = 0
 
 
 # Time of a 128 x 256 tile over a 128 x 128 one (twice its work), from the v24c grid (BERT FFN2,
@@ -290,8 +295,8 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     ~38, h200_v27: 35.7); else the widest that gives every SM a CTA. Past 64 tokens, where that
     tile's grid would leave half the SMs idle, the decode tile (with K splits) instead, but for
     plain 2:4 by TMA, which keeps the tile and splits its K where at most WIDE_SPLITS_MAX splits
-    fill the wave (v132). Prefill tiles run persistent from M = PERSISTENT_MIN_M where K (None:
-    unknown, any) gives them at most PERSISTENT_MAX_STEPS k-steps."""
+    fill the wave (v132). Prefill tiles run persistent (PERSISTENT_STAGED) from M = PERSISTENT_MIN_M
+    where K (None: unknown, any) gives them at most PERSISTENT_MAX_STEPS k-steps (0: any)."""
     bm = row_tile(v, m)
     if bm is None:
         raise ValueError(f"the wgmma.sp kernel needs V % 64 == 0 (or M = 4), got V = {v}")
@@ -301,7 +306,7 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
             return NARROW_TILES[(bm, 16 if ntok <= 16 else 32)] if _narrow(ntok, rows) else TILE_TABLE[(bm, 64)]
         tile = next((t for t in STAGED_2_4_NARROW if tma_x and ntok <= t.bn), STAGED_2_4)
         return STAGED_2_4_HALF[tile.bn] if tma_x and sms // 2 < row_tiles < sms else tile
-    persist = m >= PERSISTENT_MIN_M and (k is None or -(-k // m) <= PERSISTENT_MAX_STEPS * KS)
+    persist = m >= PERSISTENT_MIN_M and (k is None or not PERSISTENT_MAX_STEPS or -(-k // m) <= PERSISTENT_MAX_STEPS * KS)
     tile = _prefill_tile(ntok, row_tiles, bm, persist, sms)
     # v103: a prefill tile that leaves half the SMs or more idle (mid T on few rows) gives way to
     # the decode tiles, whose K splits fill the GPU: 4096^2 2:4 T = 128 24.8 -> 15.0 us, 1024 x 4096
@@ -315,22 +320,19 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
 
 
 def _prefill_tile(ntok: int, row_tiles: int, bm: int, persist: bool, sms: int) -> WgTile:
-    def prefill(tile):
-        return PERSISTENT_STAGED.get((tile.bm, tile.bn), dataclasses.replace(tile, persistent=True)) if persist else tile
-
-    # Waves do not apply to persistent tiles (each CTA loops; h200_v27: at 2:128 the cost pick of
-    # 128 x 128 ran gate/up 10-15% slower than 128 x 256), so they keep the widest that fills the SMs.
     if bm == 128 and not persist:
         def cost(bn):
             tile = TILE_TABLE[(bm, bn)]
             waves = -(-(row_tiles * -(-ntok // bn)) // (sms * tile.ctas_per_sm))
             return waves * (WIDE_TILE_COST if bn == 256 else 1.0)
 
-        return prefill(TILE_TABLE[(bm, 256)] if ntok > 128 and cost(256) <= cost(128) else TILE_TABLE[(bm, 128)])
+        return TILE_TABLE[(bm, 256)] if ntok > 128 and cost(256) <= cost(128) else TILE_TABLE[(bm, 128)]
+    # Waves do not apply to persistent tiles (each CTA loops; h200_v27: at 2:128 the cost pick of
+    # 128 x 128 ran gate/up 10-15% slower than 128 x 256), so they keep the widest that fills the SMs.
     for bn in (256, 128):
-        tile = TILE_TABLE[(bm, bn)]
-        if ntok > bn // 2 and row_tiles * -(-ntok // bn) >= sms * tile.ctas_per_sm:
-            return prefill(tile)
+        tile = PERSISTENT_STAGED.get((bm, bn)) if persist else TILE_TABLE[(bm, bn)]
+        if tile is not None and ntok > bn // 2 and row_tiles * -(-ntok // bn) >= sms * tile.ctas_per_sm:
+            return tile
     return TILE_TABLE[(bm, 128)]
 
 
