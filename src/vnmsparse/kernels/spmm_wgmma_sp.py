@@ -256,11 +256,12 @@ NARROW_DECODE_BYTE_TOKENS = {128: 40 * 2**20, 64: 24 * 2**20}
 NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles and the decode kernel, as before v114)
 
 
-# From this M on, prefill tiles run persistent (v24 on the H200: 2:128 -7%, 2:64 -2%; at M <= 32
-# even to 3% slower, 2:4 2-8% slower). The a_regs persistent tiles lost past 2 k-steps a tile (v149:
-# down 2:128 (6 steps) +0..+7%, 64:2:64 at K = 11008 (11) +9%), so PERSISTENT_MAX_STEPS (0: any) held
-# them to 2; the staged ones (v170) do not (v172, X feature-major, us, 2 -> any: 4096^2 x 8192 2:64
-# 50.3 -> 43.0, down 2:128 63.3 -> 58.1, 4096^3 2:32 33.6 -> 32.1; 2:8 +6%, 2:16 even).
+# From this M on, prefill tiles run persistent (v24 on the H200: 2:128 -7%, 2:64 -2%; the a_regs
+# form at M <= 32 even to 3% slower, 2:4 2-8% slower; the staged form (v170) at 2:32, v173: 4096^3
+# -8%, 1024 x 4096 x 8192 -7%, LLaMA shapes 0..-6%). The a_regs persistent tiles lost past 2 k-steps a
+# tile (v149: down 2:128 (6 steps) +0..+7%, 64:2:64 at K = 11008 (11) +9%), so PERSISTENT_MAX_STEPS
+# (0: any) held them to 2; the staged ones do not (v172, X feature-major, us, 2 -> any: 4096^2 x 8192
+# 2:64 50.3 -> 43.0, down 2:128 63.3 -> 58.1, 4096^3 2:32 33.6 -> 32.1; 2:8 +6%, 2:16 even).
 PERSISTENT_MIN_M = 32
 PERSISTENT_MAX_STEPS = 0
 
