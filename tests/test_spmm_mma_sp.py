@@ -48,19 +48,22 @@ def test_tile_choice_respects_v():
         for t in (1, 7, 16, 33, 64, 65, 4096):
             tile = K.choose_tile(t, v)
             assert v % tile.bm == 0 and tile in K.TILES
-            # without column lists (m = 4) a prefill takes the 128-row tile whatever V
+            # without column lists (m = 4) a prefill takes the 128-row tile whatever V; gathered
+            # calls at T = 33-64 at most 64 rows (v175)
             free = K.choose_tile(t, v, has_cols=False)
-            assert free in K.TILES and free.bm == (128 if t > 64 else tile.bm)
+            assert free in K.TILES and free.bm == (128 if t > 64 else K.row_tile(v))
+            assert tile.bm == (min(K.row_tile(v), 64) if 32 < t <= 64 else free.bm if t <= 64 else K.row_tile(v))
 
 
 def test_split_choice_evens_the_sm_loads():
-    """At T <= 64 the cp.async tiles take one K split more where that lowers the most work any SM
-    gets (v161); elsewhere the wave rule stands."""
+    """At T <= 64 the cp.async tiles take K splits more while each lowers the most work any SM
+    gets (v161, v175); elsewhere the wave rule stands."""
     steps = K.layout_steps(4096, 8)
     cases = {  # (rows, v, T): splits on 132 SMs
-        (11008, 64, 16): 2,  # 172 row tiles: 1 split puts two CTAs on 40 SMs, 2 give each SM 1.5
-        (11008, 64, 64): 2,
-        (11008, 128, 64): 3,  # 86 row tiles: 3 splits (loads 0.67) beat 4 (0.75)
+        (11008, 64, 16): 3,  # 172 row tiles: 1 split puts two CTAs on 40 SMs, 2 give each SM 1.5, 3 4/3
+        (11008, 64, 64): 3,
+        (11008, 128, 64): 3,  # (the same 64-row tile, v175)
+        (11008, 128, 32): 3,  # 86 row tiles: 3 splits (loads 0.67) beat 4 (0.75)
         (4096, 64, 64): 4,  # 64 row tiles: the wave rule's 4 (0.5), not 5 (0.6)
         (13824, 64, 16): 1,  # 216 row tiles: 2 splits would not lower the load (2 either way)
         (11008, 64, 256): 1,  # prefill: unchanged

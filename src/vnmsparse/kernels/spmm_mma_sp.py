@@ -120,13 +120,21 @@ def row_tile(v: int) -> int:
     return next(bm for bm in (128, 64, 32, 16) if v % bm == 0)
 
 
+# v175 (H200): gathered calls at T = 33-64 take the 64-row cp.async tile at V = 128 too (3 stages,
+# four CTAs an SM: twice the CTAs in flight): 4096^2 128:2:8 15.2 -> 13.7 us, 128:2:16 11.7 -> 9.8,
+# 4096 x 11008 128:2:8 26.0 -> 25.1, 11008 x 4096 and 1024 x 4096 even; at T = 16 / 32 -3% / even.
+DECODE_64_ROWS = True  # (A/B switch: False keeps the row tile of V, as before v175)
+
+
 def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True) -> TileConfig:
     """The tile by token regime and row tile; a prefill without column lists (m = 4 keeps every
     column, so a CTA may straddle V-row blocks) takes the 128-row tile whatever V (H200, v80: plain
     2:4, V = 64, 4096^2 x 4096 600 -> 524 us, LLaMA shapes -5..-8%; the decode regimes were mixed:
-    T = 16 -16%, T = 1 and 64 +8%, so they keep the row tile of V)."""
+    T = 16 -16%, T = 1 and 64 +8%, so they keep the row tile of V, but for DECODE_64_ROWS)."""
     regime = "prefill" if ntok > 64 else 16 if ntok <= 16 else 32 if ntok <= 32 else 64
     bm = 128 if regime == "prefill" and not (bulk or has_cols) else row_tile(v)
+    if DECODE_64_ROWS and regime == 64 and has_cols and not bulk:
+        bm = min(bm, 64)
     return TILE_TABLE[bulk][(bm, regime)]
 
 
@@ -152,17 +160,19 @@ def splits_for(ctas: int, steps: int, wave: int) -> int:
 
 def choose_splits(tile: TileConfig, ntok: int, rows: int, steps: int, sms: int) -> int:
     """K splits of a cp.async tile: a wave is 2 CTAs per SM (these tiles fit at least 2). At
-    T <= 64 one split more where it evens the SMs' loads (the most work any SM gets, in whole
+    T <= 64 more splits while each evens the SMs' loads (the most work any SM gets, in whole
     CTAs' worth): H200 v160, LLaMA gate/up at V = 64 (172 row tiles: 1 split leaves 40 SMs two
-    CTAs, 2 splits three halves) T = 16 / 32 / 64 22.0 / 25.6 / 33.3 -> 16.9 / 19.4 / 28.7 us; where
-    it does not (86 row tiles, 3 splits: 4 loads 0.75 against 0.67) 4 splits measured +27%."""
+    CTAs, 2 splits three halves) T = 16 / 32 / 64 22.0 / 25.6 / 33.3 -> 16.9 / 19.4 / 28.7 us, and
+    v175, with the 3-stage 64-row tiles (four CTAs an SM), 3 splits (four thirds) T = 32 / 64 19.7 /
+    27.2 -> 18.2 / 25.3; where it does not (86 row tiles, 3 splits: 4 loads 0.75 against 0.67) 4
+    splits measured +27%."""
     ctas = -(-rows // tile.bm) * -(-ntok // tile.bn)
     splits = splits_for(ctas, steps, 2 * sms)
 
     def load(s):  # CTAs' worth of work on the busiest SM
         return -(-ctas * s // sms) / s
 
-    if ntok <= 64 and ctas <= 2 * sms and splits < steps // MIN_SPLIT_STEPS and load(splits + 1) < load(splits):
+    while ntok <= 64 and ctas <= 2 * sms and splits < steps // MIN_SPLIT_STEPS and load(splits + 1) < load(splits):
         splits += 1
     return splits
 
