@@ -1,6 +1,7 @@
 """A few representative SpMM launches for compute-sanitizer (memcheck / racecheck / synccheck).
 
-Run: compute-sanitizer --tool memcheck python scripts/sanitize_spmm.py [--tiles p,c2,c4 | --split-only]
+Run: compute-sanitizer --tool memcheck python scripts/sanitize_spmm.py [--tiles p,c2,c4 | --split-only |
+--cp-async-only]
 (--tiles: only the wgmma.sp tiles whose names end with one of these suffixes, so that racecheck's
 100 displayed hazards are theirs; --split-only: only the wgmma.sp decode tiles with K splits.)
 """
@@ -40,6 +41,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--tiles", default="", help="comma-separated tile-name suffixes: run only those tiles")
 ap.add_argument("--split-only", action="store_true",
                 help="only the wgmma.sp decode tiles with K splits, 3 where a case has none")
+ap.add_argument("--cp-async-only", action="store_true", help="only the cp.async mma.sp kernel (spmm_sm80)")
 ARGS = ap.parse_args()
 ONLY = tuple(filter(None, ARGS.tiles.split(",")))
 gen = torch.Generator().manual_seed(0)
@@ -63,6 +65,9 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     if ARGS.split_only:
         if t <= 64 and W.supported(torch.device("cuda"))[0] and W.row_tile(cfg.v, cfg.m):
             check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits or 3), f"wgmma splits={splits or 3}")
+        continue
+    if ARGS.cp_async_only:
+        check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} cp.async")
         continue
     for bulk in (False, True) if K.supported(torch.device("cuda"), bulk=True)[0] and not ONLY else ():
         launch = K.spmm_sm90 if bulk else K.spmm_sm80
