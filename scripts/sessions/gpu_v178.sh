@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (Run: refuted, +2..+12%; the prefetch was removed, NOTES v178.)
 # v178: issue 3's cp.async kernel at decode: a CTA of one token tile and <= 16 steps asks L2 for all
 # of its weights and column words first (VNM_MMA_PREFETCH_STEPS). v177: 4096^2 64:2:8 T = 64 spends
 # 10.0 us in the SpMM (8 steps a split, ~2k cycles a step, ~11 B/clk an SM: latency, each step waiting

@@ -49,18 +49,6 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-// The 128-byte lines of `rows` ranges [p + r * pitch, + bytes) asked into L2, spread over nt
-// threads (sm_80+: one line an instruction; a hint that nothing waits for).
-__device__ __forceinline__ void prefetch_rows_l2(const void* p, size_t pitch, size_t bytes, int rows, int tid,
-                                                 int nt) {
-  const int per_row = static_cast<int>(bytes / 128) + 2;  // lines that a range can touch
-  for (int i = tid; i < rows * per_row; i += nt) {
-    const size_t a = reinterpret_cast<size_t>(p) + static_cast<size_t>(i / per_row) * pitch;
-    const size_t line = (a & ~static_cast<size_t>(127)) + static_cast<size_t>(i % per_row) * 128;
-    if (line < a + bytes) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(line));
-  }
-}
-
 // Programmatic dependent launch (sm_90; no-ops before). A kernel launched with the PDL
 // attribute (jit's `pdl=True`) may start while the previous kernel in the stream still runs:
 // before grid_dependency_wait() it may only touch what no earlier kernel writes (it only

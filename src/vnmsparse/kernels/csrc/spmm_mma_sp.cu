@@ -195,10 +195,6 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
   }
 }
 
-#ifndef VNM_MMA_PREFETCH_STEPS
-#define VNM_MMA_PREFETCH_STEPS 16  // a CTA of one token tile and at most this many steps prefetches them (0: none)
-#endif
-
 // Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
 // Without SPLIT the CTA writes y (bias fused); with SPLIT it writes fp32 partial sums
 // partial[z][t][r] and splitk_reduce finishes.
@@ -269,18 +265,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       }
     }
   };
-
-  // v178: a CTA of few steps that alone reads its weights (one token tile: decode) first asks L2
-  // for all of them and its column words, so that their DRAM misses overlap: otherwise each step
-  // waits for its column words' (fetched a stage ahead; v177: 4096^2 2:8 T = 64, 8 steps a split,
-  // ~2k cycles a step).
-  if (gridDim.y == 1 && kend - kbeg <= VNM_MMA_PREFETCH_STEPS) {
-    const int rows = min(BM, R - row0), n = (kend - kbeg) * KS;  // groups
-    prefetch_rows_l2(values + (static_cast<size_t>(row0) * Gp + kbeg * KS) * 2, Gp * 2 * sizeof(T),
-                     n * 2 * sizeof(T), rows, tid, NT);
-    prefetch_rows_l2(meta + static_cast<size_t>(row0) * (Gp / 2) + kbeg * KS / 2, Gp / 2, n / 2, rows, tid, NT);
-    if (HAS_COLS) prefetch_rows_l2(colrow + kbeg * KS, 0, n * 4, 1, tid, NT);
-  }
 
   float acc[MT][NTILES][4];
   zero(acc);
