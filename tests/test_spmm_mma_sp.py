@@ -49,7 +49,7 @@ def test_tile_choice_respects_v():
             tile = K.choose_tile(t, v)
             assert v % tile.bm == 0 and tile in K.TILES
             # without column lists (m = 4) a prefill takes the 128-row tile whatever V; gathered
-            # calls at T = 33-64 at most 64 rows (v175)
+            # calls at T = 33-64 at most 64 rows (v176)
             free = K.choose_tile(t, v, has_cols=False)
             assert free in K.TILES and free.bm == (128 if t > 64 else K.row_tile(v))
             assert tile.bm == (min(K.row_tile(v), 64) if 32 < t <= 64 else free.bm if t <= 64 else K.row_tile(v))

@@ -77,8 +77,6 @@ def _b(flag: bool) -> str:
     return "true" if flag else "false"
 
 
-# The whole tile space: prefill tiles (bn = 128) and decode tiles (bn <= 64), one per row-tile
-# height. Only these exist; each one is compiled and checked by the tests.
 # v172 (H200): the cp.async 64-row decode tiles with 3 stages, not 6 (64 x 64: 38 KB, four CTAs an
 # SM by registers, not two by shared memory): 64:2:8 T = 64, 4096^2 14.4 -> 13.5 us, 11008 x 4096
 # 28.6 -> 26.5, 1024 x 4096 even; v174: T = 32 -2..-4%, T = 16 -5..-7% (4096^2 10.1 -> 9.4). The
@@ -86,6 +84,8 @@ def _b(flag: bool) -> str:
 DECODE_STAGES = {(64, 64): 3, (64, 32): 3, (64, 16): 3}
 
 
+# The whole tile space: prefill tiles (bn = 128) and decode tiles (bn <= 64), one per row-tile
+# height. Only these exist; each one is compiled and checked by the tests.
 def _tiles(bulk: bool):
     prefill_stages, decode_stages = (6, 8) if bulk else (4, 6)
     # Prefill tiles (T > 64), from the tile sweep in NOTES.md: bm x bn, warp tile wm x wn.
@@ -120,10 +120,10 @@ def row_tile(v: int) -> int:
     return next(bm for bm in (128, 64, 32, 16) if v % bm == 0)
 
 
-# v175 (H200): gathered calls at T = 33-64 take the 64-row cp.async tile at V = 128 too (3 stages,
+# v174, v176 (H200): gathered calls at T = 33-64 take the 64-row cp.async tile at V = 128 too (3 stages,
 # four CTAs an SM: twice the CTAs in flight): 4096^2 128:2:8 15.2 -> 13.7 us, 128:2:16 11.7 -> 9.8,
 # 4096 x 11008 128:2:8 26.0 -> 25.1, 11008 x 4096 and 1024 x 4096 even; at T = 16 / 32 -3% / even.
-DECODE_64_ROWS = True  # (A/B switch: False keeps the row tile of V, as before v175)
+DECODE_64_ROWS = True  # (A/B switch: False keeps the row tile of V, as before v176)
 
 
 def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True) -> TileConfig:
