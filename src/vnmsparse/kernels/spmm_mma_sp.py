@@ -306,6 +306,10 @@ def as_rows(x2: torch.Tensor) -> torch.Tensor:
     return feature_major(x2.t())[0][:, :x2.shape[1]] if x2.stride(0) == 1 else x2.contiguous()
 
 
+# v181: the SpMM by programmatic dependent launch (sm_90): its CTAs start, and ask L2 for their first
+# stages, while X's transpose runs, and its split reduction launches while it runs. (A/B switch.)
+SPMM_PDL = True
+
 # CUDA's limit on a grid's y (and z) dimension; launches whose token tiles exceed it run in chunks.
 MAX_GRID_Y = 65535
 
@@ -371,7 +375,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     _kernel(name).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split),
-        shared_mem=tile.smem_bytes,
+        shared_mem=tile.smem_bytes, pdl=SPMM_PDL,
     )
     if partial is not None:
         reduce_splits(partial, bias, y, _sms(x.device.index or 0))
