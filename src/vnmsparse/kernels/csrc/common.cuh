@@ -55,10 +55,10 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
 // prefetches its weights into L2: L2 is where the GPU's memory is coherent, so a prefetch can
 // never leave a stale copy); after it, everything earlier kernels wrote is visible. Triggering
 // after the wait keeps at most one launch waiting ahead (a chain would fill L2 with prefetches).
-__device__ __forceinline__ void grid_dependency_wait() {
+__device__ __forceinline__ void grid_dependency_wait(bool trigger = true) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  if (trigger) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
 

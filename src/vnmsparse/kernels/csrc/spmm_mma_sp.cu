@@ -200,6 +200,10 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
 #define VNM_SM80_PDL_PREFETCH 1
 #endif
 constexpr bool PDL_PREFETCH = VNM_SM80_PDL_PREFETCH != 0;
+// 1: the split reduction may launch once every CTA passed its wait; 0: at the SpMM's end (A/B, v181).
+#ifndef VNM_SM80_PDL_TRIGGER
+#define VNM_SM80_PDL_TRIGGER 1
+#endif
 
 // Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
 // Without SPLIT the CTA writes y (bias fused); with SPLIT it writes fp32 partial sums
@@ -286,7 +290,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       prefetch_l2(meta + row * (Gp / 2) + kbeg * KS / 2);
     }
   }
-  grid_dependency_wait();
+  grid_dependency_wait(VNM_SM80_PDL_TRIGGER != 0);
 
   float acc[MT][NTILES][4];
   zero(acc);
