@@ -70,6 +70,12 @@ _ARCH_RE = re.compile(r"sm_\d{2,3}[af]?")
 # meanwhile. VNM_PDL=0 turns it off (read at import; A/B runs and tests set `jit.PDL`).
 PDL = os.environ.get("VNM_PDL", "1").strip() != "0"
 
+# v183 (A/B switch): a launch that asks for it (`spread=True`) and whose grid leaves CTA slots free
+# gets the dynamic shared memory that lets at most ceil(CTAs / SMs) of its CTAs share an SM. v182:
+# a PDL launch of 256 cp.async CTAs (2 an SM's worth) ran +25% slower than a plain one, 512 CTAs
+# 5% faster: a grid launched while its predecessor still runs seems to be packed onto fewer SMs.
+SPREAD_CTAS = False
+
 
 class JitUnavailableError(ImportError):
     """cuda-core, NVRTC or the CUDA headers are missing; the message says what to install."""
@@ -171,9 +177,13 @@ class Kernel:
         self._launch_kernel_ex = driver.cuLaunchKernelEx
         self._success = driver.CUresult.CUDA_SUCCESS
         self._pdl_arch = int(module.arch[3:].rstrip("af")) >= 90
+        self._sms = _check(driver, driver.cuDeviceGetAttribute(
+            driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device))
+        self._smem_per_sm = _check(driver, driver.cuDeviceGetAttribute(
+            driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, device))
 
     def launch(self, grid, block, args: Sequence, *, shared_mem: int = 0, stream=None, cluster=None,
-               pdl: bool = False) -> None:
+               pdl: bool = False, spread: bool = False) -> None:
         """Launch on ``stream`` (a ``torch.cuda.Stream`` or raw handle), default torch's current stream.
 
         ``grid``/``block`` are an int or a tuple of up to 3 ints; ``args`` follow
@@ -181,7 +191,8 @@ class Kernel:
         (sm_90+): thread-block cluster dimensions, which must divide the grid's. ``pdl``: a
         programmatic dependent launch where the kernel's arch has it and :data:`PDL` is on; only
         for kernels that wait for the previous grid (``grid_dependency_wait``) before reading or
-        writing anything an earlier kernel may touch.
+        writing anything an earlier kernel may touch. ``spread``: where :data:`SPREAD_CTAS` is on,
+        at most ceil(CTAs / SMs) CTAs an SM, by asking for more dynamic shared memory.
         """
         if len(args) != len(self._converters):
             raise TypeError(f"{self.name} takes {len(self._converters)} arguments {self.params}, got {len(args)}")
@@ -195,6 +206,9 @@ class Kernel:
             stream = getattr(stream, "cuda_stream", stream)
         gx, gy, gz = _dim3(grid)
         bx, by, bz = _dim3(block)
+        if spread and SPREAD_CTAS:  # 1 KB of every CTA's shared memory is the system's
+            share = self._smem_per_sm // -(-(gx * gy * gz) // self._sms) - 1024
+            shared_mem = max(shared_mem, min(share // 128 * 128, self.max_shared_mem))
         cluster = (1, 1, 1) if cluster is None else _dim3(cluster)
         pdl = pdl and PDL and self._pdl_arch
         if pdl or cluster != (1, 1, 1):

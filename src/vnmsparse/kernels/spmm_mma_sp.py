@@ -375,7 +375,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     _kernel(name).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split),
-        shared_mem=tile.smem_bytes, pdl=SPMM_PDL,
+        shared_mem=tile.smem_bytes, pdl=SPMM_PDL, spread=True,
     )
     if partial is not None:
         reduce_splits(partial, bias, y, _sms(x.device.index or 0))
@@ -557,6 +557,7 @@ def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool =
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
          per * KS * m, decode_ring(per)),
         shared_mem=decode_smem_bytes(bm, bn, per, m, splits), cluster=(1, 1, splits) if splits > 1 else None, pdl=True,
+        spread=True,
     )
 
 
