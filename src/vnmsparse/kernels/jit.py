@@ -70,11 +70,13 @@ _ARCH_RE = re.compile(r"sm_\d{2,3}[af]?")
 # meanwhile. VNM_PDL=0 turns it off (read at import; A/B runs and tests set `jit.PDL`).
 PDL = os.environ.get("VNM_PDL", "1").strip() != "0"
 
-# v183 (A/B switch): a launch that asks for it (`spread=True`) and whose grid leaves CTA slots free
-# gets the dynamic shared memory that lets at most ceil(CTAs / SMs) of its CTAs share an SM. v182:
-# a PDL launch of 256 cp.async CTAs (2 an SM's worth) ran +25% slower than a plain one, 512 CTAs
-# 5% faster: a grid launched while its predecessor still runs seems to be packed onto fewer SMs.
-SPREAD_CTAS = False
+# v183: a PDL launch that asks for it (`spread=True`) and whose grid leaves CTA slots free gets the
+# dynamic shared memory that caps it at ceil(CTAs / SMs) CTAs an SM. A grid launched while its
+# predecessor still runs (PDL) is packed onto fewer SMs: H200, the cp.async SpMM's 256 CTAs of
+# 4096^2 T = 64 (four fit an SM) 17.4 us by PDL against 14.5 plain, 13.3 by PDL spread (v182, v183).
+# Not for the wgmma.sp and decode kernels: 4096^2 T = 1 7.4 -> 8.6 us, decode 3.3 -> 5.5 (v183).
+# (A/B switch.)
+SPREAD_CTAS = True
 
 
 class JitUnavailableError(ImportError):
@@ -177,10 +179,7 @@ class Kernel:
         self._launch_kernel_ex = driver.cuLaunchKernelEx
         self._success = driver.CUresult.CUDA_SUCCESS
         self._pdl_arch = int(module.arch[3:].rstrip("af")) >= 90
-        self._sms = _check(driver, driver.cuDeviceGetAttribute(
-            driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device))
-        self._smem_per_sm = _check(driver, driver.cuDeviceGetAttribute(
-            driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, device))
+        self._spreads = {}  # (CTAs, threads, shared memory) -> the spread launch's shared memory
 
     def launch(self, grid, block, args: Sequence, *, shared_mem: int = 0, stream=None, cluster=None,
                pdl: bool = False, spread: bool = False) -> None:
@@ -191,8 +190,8 @@ class Kernel:
         (sm_90+): thread-block cluster dimensions, which must divide the grid's. ``pdl``: a
         programmatic dependent launch where the kernel's arch has it and :data:`PDL` is on; only
         for kernels that wait for the previous grid (``grid_dependency_wait``) before reading or
-        writing anything an earlier kernel may touch. ``spread``: where :data:`SPREAD_CTAS` is on,
-        at most ceil(CTAs / SMs) CTAs an SM, by asking for more dynamic shared memory.
+        writing anything an earlier kernel may touch. ``spread``: a PDL launch (and :data:`SPREAD_CTAS`
+        on) runs at most ceil(CTAs / SMs) CTAs an SM, by asking for more dynamic shared memory.
         """
         if len(args) != len(self._converters):
             raise TypeError(f"{self.name} takes {len(self._converters)} arguments {self.params}, got {len(args)}")
@@ -206,11 +205,10 @@ class Kernel:
             stream = getattr(stream, "cuda_stream", stream)
         gx, gy, gz = _dim3(grid)
         bx, by, bz = _dim3(block)
-        if spread and SPREAD_CTAS:  # 1 KB of every CTA's shared memory is the system's
-            share = self._smem_per_sm // -(-(gx * gy * gz) // self._sms) - 1024
-            shared_mem = max(shared_mem, min(share // 128 * 128, self.max_shared_mem))
         cluster = (1, 1, 1) if cluster is None else _dim3(cluster)
         pdl = pdl and PDL and self._pdl_arch
+        if pdl and spread and SPREAD_CTAS:
+            shared_mem = self._spread(gx * gy * gz, bx * by * bz, shared_mem)
         if pdl or cluster != (1, 1, 1):
             config = _cached_launch_config((gx, gy, gz), (bx, by, bz), shared_mem, int(stream), cluster, pdl)
             (err,) = self._launch_kernel_ex(config, self._function, ctypes.addressof(pointers), 0)
@@ -220,6 +218,25 @@ class Kernel:
             )
         if err != self._success:
             raise RuntimeError(f"launching {self.name} failed: {_driver_error(err)}")
+
+    def _spread(self, ctas: int, threads: int, shared_mem: int) -> int:
+        """Shared memory for at most ceil(ctas / SMs) CTAs an SM where the occupancy allows more
+        (then it also keeps the L1 share that an all-slots grid would lose)."""
+        key = (ctas, threads, shared_mem)
+        if key not in self._spreads:
+            from cuda.bindings import driver
+
+            attr = driver.CUdevice_attribute
+            sms = _check(driver, driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, self.device))
+            per_sm_smem = _check(driver, driver.cuDeviceGetAttribute(
+                attr.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, self.device))
+            fits = _check(driver, driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(self._function, threads, shared_mem))
+            per_sm = -(-ctas // sms)
+            spread = shared_mem
+            if per_sm < fits:  # 1 KB of every CTA's shared memory is the system's
+                spread = max(shared_mem, min((per_sm_smem // per_sm - 1024) // 128 * 128, self.max_shared_mem))
+            self._spreads[key] = spread
+        return self._spreads[key]
 
     def max_active_clusters(self, block, cluster, *, shared_mem: int = 0) -> int:
         """How many clusters of ``cluster`` CTAs (each ``block`` threads, ``shared_mem`` bytes of

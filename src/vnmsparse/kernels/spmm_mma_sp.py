@@ -306,8 +306,10 @@ def as_rows(x2: torch.Tensor) -> torch.Tensor:
     return feature_major(x2.t())[0][:, :x2.shape[1]] if x2.stride(0) == 1 else x2.contiguous()
 
 
-# v181: the SpMM by programmatic dependent launch (sm_90): its CTAs start, and ask L2 for their first
-# stages, while X's transpose runs, and its split reduction launches while it runs. (A/B switch.)
+# v181-v183: the SpMM by programmatic dependent launch (sm_90), its CTAs spread over the SMs (jit's
+# SPREAD_CTAS): it starts while X's transpose runs and its split reduction launches while it runs.
+# H200, us, plain / PDL / PDL spread: 4096^2 64:2:8 T = 64 14.5 / 17.4 / 13.3, T = 16 9.8 / 9.1 /
+# 9.1, T = 1 9.8 / 9.0 / 8.9, 4096 x 11008 64:2:8 T = 64 26.2 / 36.6 / 25.1. (A/B switch.)
 SPMM_PDL = True
 
 # CUDA's limit on a grid's y (and z) dimension; launches whose token tiles exceed it run in chunks.
@@ -375,7 +377,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     _kernel(name).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split),
-        shared_mem=tile.smem_bytes, pdl=SPMM_PDL, spread=True,
+        shared_mem=tile.smem_bytes, pdl=SPMM_PDL, spread=True, spread=True,
     )
     if partial is not None:
         reduce_splits(partial, bias, y, _sms(x.device.index or 0))
@@ -557,7 +559,6 @@ def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool =
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
          per * KS * m, decode_ring(per)),
         shared_mem=decode_smem_bytes(bm, bn, per, m, splits), cluster=(1, 1, splits) if splits > 1 else None, pdl=True,
-        spread=True,
     )
 
 

@@ -669,7 +669,6 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS,
          xmap, amap, ymap),
         shared_mem=tile.smem(to_yt, epi_tma), cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
-        spread=True,
     )
     if splits > 1:
         spmm_mma_sp.reduce_splits(partial, bias, y, sms)

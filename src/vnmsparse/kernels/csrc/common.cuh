@@ -55,17 +55,11 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
 // prefetches its weights into L2: L2 is where the GPU's memory is coherent, so a prefetch can
 // never leave a stale copy); after it, everything earlier kernels wrote is visible. Triggering
 // after the wait keeps at most one launch waiting ahead (a chain would fill L2 with prefetches).
-__device__ __forceinline__ void grid_dependency_wait(bool trigger = true) {
+__device__ __forceinline__ void grid_dependency_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
-  if (trigger) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
-}
-
-// Ask L2 for the 128-byte line holding p (any arch): what a kernel may touch before its
-// grid_dependency_wait(), since L2 never keeps a stale copy.
-__device__ __forceinline__ void prefetch_l2(const void* p) {
-  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p));
 }
 
 __device__ __forceinline__ void ldmatrix_x4(u32 (&r)[4], const void* p) {

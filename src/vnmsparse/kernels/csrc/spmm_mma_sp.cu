@@ -195,16 +195,6 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
   }
 }
 
-// L2 prefetch of a CTA's first stages before its PDL wait (v181; 0 turns it off for A/B runs).
-#ifndef VNM_SM80_PDL_PREFETCH
-#define VNM_SM80_PDL_PREFETCH 1
-#endif
-constexpr bool PDL_PREFETCH = VNM_SM80_PDL_PREFETCH != 0;
-// 1: the split reduction may launch once every CTA passed its wait; 0: at the SpMM's end (A/B, v181).
-#ifndef VNM_SM80_PDL_TRIGGER
-#define VNM_SM80_PDL_TRIGGER 1
-#endif
-
 // Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
 // Without SPLIT the CTA writes y (bias fused); with SPLIT it writes fp32 partial sums
 // partial[z][t][r] and splitk_reduce finishes.
@@ -230,6 +220,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
   static_assert(A_CPR == 4, "the A swizzle assumes 4 chunks per row");
 
+  grid_dependency_wait();  // launched with PDL: X^T and the output are the previous kernels' until here
   extern __shared__ __align__(128) unsigned char smem[];
   T* sA = reinterpret_cast<T*>(smem);
   T* sB = sA + STAGES * Plan::A;
@@ -275,22 +266,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       }
     }
   };
-
-  // Launched with PDL (sm_90), the CTA may start while X's transpose still runs: until the wait it
-  // only asks L2 for the weight bytes of its first stages and its column words, so that the
-  // prologue's DRAM misses (v179: the first column word's is the hottest stall) overlap that kernel.
-  if (PDL_PREFETCH) {
-    if (HAS_COLS)
-      for (int i = tid * 32; i < (kend - kbeg) * KS; i += NT * 32) prefetch_l2(colrow + kbeg * KS + i);
-    const int ahead = min(kend - kbeg, STAGES - 1);
-    for (int r = tid; r < BM && row0 + r < R; r += NT) {
-      const size_t row = static_cast<size_t>(row0 + r);
-      for (int b = 0; b < ahead * KS * 4; b += 128)  // ahead x 64 bytes of values, 128-byte lines
-        prefetch_l2(reinterpret_cast<const u8*>(values + (row * Gp + kbeg * KS) * 2) + b);
-      prefetch_l2(meta + row * (Gp / 2) + kbeg * KS / 2);
-    }
-  }
-  grid_dependency_wait(VNM_SM80_PDL_TRIGGER != 0);
 
   float acc[MT][NTILES][4];
   zero(acc);

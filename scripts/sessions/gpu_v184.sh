@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# v184: v183 routed: the cp.async SpMM by PDL (SPMM_PDL) with its CTAs spread where the occupancy
+# allows more than ceil(CTAs / SMs) an SM (jit.SPREAD_CTAS, PDL launches only). A/B of SPMM_PDL,
+# the mma_sp and jit suites, memcheck and synccheck of the cp.async launches, then the grid.
+# Predicted (v183): T <= 64 -4..-9% on 4096-row shapes, 11008 x 4096 T = 64 -3% (no spread there:
+# four CTAs an SM by occupancy), prefill within 1%; grid mma_sp T <= 64 64:2:8 1.26 -> ~1.35.
+source "$(dirname "$0")/../gpu_lib.sh"
+export PYTHONPATH=$PYTHONPATH:$PWD/scripts
+warm
+F="$OUT/ab_mma_sp_pdl_h200_v184.txt"
+D=4096x4096x64:64:2:8,4096x4096x64:128:2:8,4096x4096x32:64:2:8,4096x4096x16:64:2:8,4096x4096x1:64:2:8,4096x4096x64:128:2:16,1024x4096x64:64:2:8,11008x4096x64:128:2:8,11008x4096x1:128:2:8,4096x11008x64:64:2:8,4096x4096x4096:128:2:8,4096x4096x4096:2:4
+timeout 110 python scripts/ab_wgmma.py SPMM_PDL=0,1,0,1 --path mma_sp --shapes $D 2>&1 | grep -v Warn | tee "$F"
+timeout 40 python scripts/kernel_times.py 4096x4096x64:64:2:8 --path mma_sp 2>&1 | grep -v "Warn\|warn_once" | tee -a "$F"
+WARM=0 gpu_tests 130 tests/test_spmm_mma_sp.py tests/test_jit.py
+SANITIZE_ARGS="--cp-async-only" sanitize 50
+SANITIZE_ARGS="--cp-async-only" sanitize 60 synccheck
+timeout 170 python -m vnmsparse.cli bench spmm --out "$OUT" --quick --tokens 1,4,8,16,64,2048,4096,8192 \
+  --paths auto,auto_xt,mma_sp,mma_sp_decode,wgmma_sp,cslt --tag h200_v184 > "$OUT/bench.txt" 2>&1
+grep -E "^\| [0-9:]+ \| T|^\| pattern" "$OUT/bench.txt" | head -40
+echo "total ${SECONDS}s"
