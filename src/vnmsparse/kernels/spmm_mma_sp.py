@@ -377,7 +377,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     _kernel(name).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split),
-        shared_mem=tile.smem_bytes, pdl=SPMM_PDL, spread=True, spread=True,
+        shared_mem=tile.smem_bytes, pdl=SPMM_PDL, spread=True,
     )
     if partial is not None:
         reduce_splits(partial, bias, y, _sms(x.device.index or 0))
