@@ -62,6 +62,12 @@ __device__ __forceinline__ void grid_dependency_wait() {
 #endif
 }
 
+// Ask L2 for the 128-byte line holding p (any arch): what a kernel may touch before its
+// grid_dependency_wait(), since L2 never keeps a stale copy.
+__device__ __forceinline__ void prefetch_l2(const void* p) {
+  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p));
+}
+
 __device__ __forceinline__ void ldmatrix_x4(u32 (&r)[4], const void* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
