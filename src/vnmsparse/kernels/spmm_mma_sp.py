@@ -275,6 +275,20 @@ def is_feature_major(x2: torch.Tensor) -> bool:
     return x2.stride(0) == 1 and x2.shape[0] % 8 == 0 and x2.stride(1) % 8 == 0 and x2.data_ptr() % 16 == 0
 
 
+# v187 (A/B switch): X^T's rows padded to whole 128-byte lines (T <= 64: 8, 16, 32 or 64 tokens;
+# past that a multiple of 64), so that no gathered row straddles two lines: 4096^2 64:2:8 on the
+# cp.async path ran 14.5 us at T = 48 (96-byte rows), 13.2 at T = 64 (v186). The tiles still load
+# only the first ceil(T / 8) * 8 tokens.
+XT_PITCH_LINES = True
+
+
+def xt_pitch(ntok: int) -> int:
+    """Row stride in tokens of the transposed copy of an X of ntok tokens."""
+    if not XT_PITCH_LINES:
+        return -(-ntok // 8) * 8
+    return max(8, 1 << (ntok - 1).bit_length()) if ntok <= 64 else -(-ntok // 64) * 64
+
+
 def feature_major(x2: torch.Tensor):
     """(X^T pointer tensor, row stride, loadable tokens): x2 itself if it is already a token-
     contiguous view with 16-byte rows, else a transposed, token-padded copy. A token-contiguous x2
@@ -285,7 +299,7 @@ def feature_major(x2: torch.Tensor):
     ntok, k = x2.shape
     if is_feature_major(x2):
         return x2, x2.stride(1), ntok
-    ldxt = -(-ntok // 8) * 8
+    ldxt = xt_pitch(ntok)
     x2 = as_rows(x2)  # then the transpose below
     xt = torch.empty(k, ldxt, dtype=x2.dtype, device=x2.device)
     grid = (-(-ldxt // 64), -(-k // 64), 1)
@@ -294,7 +308,7 @@ def feature_major(x2: torch.Tensor):
     _kernel(name, ("ptr", "ptr", "i32", "i32", "i32", "i32")).launch(
         grid, (256, 1, 1), (x2, xt, ntok, k, x2.stride(0), ldxt), pdl=True
     )
-    return xt, ldxt, ldxt
+    return xt, ldxt, -(-ntok // 8) * 8
 
 
 def as_rows(x2: torch.Tensor) -> torch.Tensor:

@@ -610,9 +610,9 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     if tma_x and not mode:
         raise ValueError(f"tma_x=True needs m = 4, a 16-byte aligned base and a row-major x with K % 8 == 0 or a "
                          f"feature-major one with a row stride of a multiple of 8 (m = {m}, x strides {x2.stride()}, K = {k})")
-    # (the X^T row stride: a feature-major x's own, else the transposed copy's, T padded to 8; checked
-    # before the transpose, which a chunked call makes per chunk)
-    ldxt = max(x2.stride(1) if x2.stride(0) == 1 else 0, -(-ntok // 8) * 8)
+    # (the X^T row stride: a feature-major x's own, else the transposed copy's; checked before the
+    # transpose, which a chunked call makes per chunk)
+    ldxt = max(x2.stride(1) if x2.stride(0) == 1 else 0, spmm_mma_sp.xt_pitch(ntok))
     if not direct and (k * ldxt + ntok) * x.element_size() >= GATHER_BYTES_MAX:
         return _token_chunks(x, x2, row_major(), values, meta, cols, bias, r, k, v, m, tile, splits)
     xt, ldx, ntok_load = (x2, k, ntok) if direct else spmm_mma_sp.feature_major(x2)
