@@ -92,7 +92,7 @@ def run_case(r, k, t, v, m, dtype, bias, gen, *, tile=None, splits=None, lead=()
 @pytest.mark.gpu
 @pytest.mark.parametrize("wide", [False, True])
 def test_feature_major_transposes(monkeypatch, wide):
-    """X^T padded to whole 8-token rows, zeros past T, bit-exact, by either transpose kernel (the
+    """X^T padded to rows of xt_pitch(T) tokens, zeros past T, bit-exact, by either transpose kernel (the
     16-byte one only where rows allow; others fall back), for ragged T and K and strided rows; a
     token-contiguous x whose rows the gather cannot read (T % 8 != 0, or a pitch of no 8 tokens)
     to rows and back."""
@@ -106,8 +106,22 @@ def test_feature_major_transposes(monkeypatch, wide):
             if K.is_feature_major(xin):
                 continue
             xt, ldx, n = K.feature_major(xin)
-            assert ldx == n == -(-t // 8) * 8 and xt.shape == (k, ldx)
+            assert ldx == K.xt_pitch(t) and n == -(-t // 8) * 8 and xt.shape == (k, ldx)
             assert torch.equal(xt[:, :t], xin.t()) and not xt[:, t:].any()
+
+
+@pytest.mark.parametrize("lines", [False, True])
+def test_xt_pitch(monkeypatch, lines):
+    """X^T's row pitch: whole 16-byte rows, with XT_PITCH_LINES whole 128-byte lines past 64 tokens
+    and a power of two below; xt_tokens_within inverts it (the gather's token chunks rely on that)."""
+    monkeypatch.setattr(K, "XT_PITCH_LINES", lines)
+    expect = {1: 8, 7: 8, 9: 16, 24: 24, 40: 40, 64: 64, 65: 72, 1000: 1000}
+    if lines:
+        expect.update({24: 32, 40: 64, 65: 128, 1000: 1024})
+    assert {t: K.xt_pitch(t) for t in expect} == expect
+    for p in list(range(0, 300)) + [1023, 1024, 2**31 // 4097]:
+        n = K.xt_tokens_within(p)
+        assert n % 8 == 0 and (n == 0 or K.xt_pitch(n) <= p) and (p < 8 or K.xt_pitch(n + 8) > p or n >= 64)
 
 
 TOKENS = (1, 7, 64, 1000, 4096)

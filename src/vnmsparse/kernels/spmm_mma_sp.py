@@ -275,11 +275,12 @@ def is_feature_major(x2: torch.Tensor) -> bool:
     return x2.stride(0) == 1 and x2.shape[0] % 8 == 0 and x2.stride(1) % 8 == 0 and x2.data_ptr() % 16 == 0
 
 
-# v187 (A/B switch): X^T's rows padded to whole 128-byte lines (T <= 64: 8, 16, 32 or 64 tokens;
-# past that a multiple of 64), so that no gathered row straddles two lines: 4096^2 64:2:8 on the
-# cp.async path ran 14.5 us at T = 48 (96-byte rows), 13.2 at T = 64 (v186). The tiles still load
-# only the first ceil(T / 8) * 8 tokens.
-XT_PITCH_LINES = True
+# v187 (off until every GPU suite has run with it on): X^T's rows padded to whole 128-byte lines (T <=
+# 64: 8, 16, 32 or 64 tokens; past that a multiple of 64), so that no gathered row straddles two
+# lines. H200, us, off / on (ab_xt_pitch_h200_v187.txt): cp.async path 4096^2 64:2:8 T = 48 14.4 /
+# 13.9, 128:2:8 T = 40 15.1 / 13.4, T = 24 11.0 / 10.2, T = 1000 100 / 92; auto (wgmma.sp) T = 24
+# 9.4 / 9.0, T = 1000 36.7 / 26.0; T = 64 and 4095 even. The tiles load the first ceil(T / 8) * 8.
+XT_PITCH_LINES = False
 
 
 def xt_pitch(ntok: int) -> int:
@@ -287,6 +288,13 @@ def xt_pitch(ntok: int) -> int:
     if not XT_PITCH_LINES:
         return -(-ntok // 8) * 8
     return max(8, 1 << (ntok - 1).bit_length()) if ntok <= 64 else -(-ntok // 64) * 64
+
+
+def xt_tokens_within(pitch_max: int) -> int:
+    """The most tokens whose :func:`xt_pitch` is at most ``pitch_max`` (0 if none)."""
+    if not XT_PITCH_LINES:
+        return pitch_max // 8 * 8
+    return pitch_max // 64 * 64 if pitch_max >= 64 else 1 << (pitch_max.bit_length() - 1) if pitch_max >= 8 else 0
 
 
 def feature_major(x2: torch.Tensor):

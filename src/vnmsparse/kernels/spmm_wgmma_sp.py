@@ -678,7 +678,8 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
 def _token_chunks(x, x2, y, values, meta, cols, bias, r, k, v, m, tile, splits):
     """The gathered call in token chunks whose X^T stays under GATHER_BYTES_MAX (the gather's
     32-bit byte offsets); each chunk writes its own rows of y."""
-    chunk = (GATHER_BYTES_MAX // x.element_size() // k - 8) // 8 * 8
+    # (k + 1) x pitch elements bound each chunk's k x pitch + tokens
+    chunk = spmm_mma_sp.xt_tokens_within((GATHER_BYTES_MAX // x.element_size() - 1) // (k + 1))
     if chunk < 8:
         raise ValueError(f"K = {k} is too large for the gathered wgmma.sp kernel (X^T rows of 8 tokens "
                          f"must stay under {GATHER_BYTES_MAX} bytes)")
