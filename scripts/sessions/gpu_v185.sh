@@ -2,7 +2,8 @@
 # v185: v184 with v181's L2 prefetch back (a CTA's column words and first stages' A and codes
 # before its PDL wait): v184 found PDL + spread even with the plain launch without it (4096^2 T = 64
 # 14.1 vs 13.9-14.5 us) where v183, with it, measured 13.3. Predicted: v183's numbers (T <= 64
-# -4..-9% on 4096-row shapes), prefill within 1%. Then the suites, sanitizers and the grid.
+# -4..-9% on 4096-row shapes), prefill within 1%. Then the suites, sanitizers and the grid. (v184 ran
+# these same commands, with v184 for v185 in the names, on the code without the prefetch.)
 source "$(dirname "$0")/../gpu_lib.sh"
 export PYTHONPATH=$PYTHONPATH:$PWD/scripts
 warm
