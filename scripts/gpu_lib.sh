@@ -36,7 +36,7 @@ sanitize() {  # [SANITIZE_ARGS=...] sanitize LIMIT_S [TOOL]: compute-sanitizer (
 
 quick_grid() {  # quick_grid LIMIT_S TAG: the README's grid (cuBLAS and cuSPARSELt in the same run)
   timeout "$1" python -m vnmsparse.cli bench spmm --out "$OUT" --quick --tokens 1,4,8,16,64,2048,4096,8192 \
-    --paths auto,mma_sp,mma_sp_decode,wgmma_sp,cslt --tag "$2" > "$OUT/bench.txt" 2>&1
+    --paths auto,auto_xt,mma_sp,mma_sp_decode,wgmma_sp,cslt --tag "$2" > "$OUT/bench.txt" 2>&1
   grep -E "^\| [0-9:]+ \| T|^\| pattern" "$OUT/bench.txt" | head -40
 }
 

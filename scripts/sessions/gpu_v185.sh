@@ -14,7 +14,5 @@ timeout 40 python scripts/kernel_times.py 4096x4096x64:64:2:8 --path mma_sp 2>&1
 WARM=0 gpu_tests 130 tests/test_spmm_mma_sp.py tests/test_jit.py
 SANITIZE_ARGS="--cp-async-only" sanitize 50
 SANITIZE_ARGS="--cp-async-only" sanitize 60 synccheck
-timeout 170 python -m vnmsparse.cli bench spmm --out "$OUT" --quick --tokens 1,4,8,16,64,2048,4096,8192 \
-  --paths auto,auto_xt,mma_sp,mma_sp_decode,wgmma_sp,cslt --tag h200_v185 > "$OUT/bench.txt" 2>&1
-grep -E "^\| [0-9:]+ \| T|^\| pattern" "$OUT/bench.txt" | head -40
+quick_grid 170 h200_v185
 echo "total ${SECONDS}s"
