@@ -268,8 +268,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 
   // Launched with PDL (sm_90), the CTA may start while X's transpose still runs: until the wait it
   // only asks L2 for its column words and its first stages' A and codes, so that the prologue's
-  // DRAM misses (v179: the first column word's is the hottest stall) overlap that kernel (v184:
-  // 4096^2 64:2:8 T = 64 14.1 -> 13.3 us, v183's spread PDL launch with and without it).
+  // DRAM misses (v179: the first column word's is the hottest stall) overlap that kernel (spread
+  // PDL launches of 4096^2 64:2:8 T = 64: 14.1 us without it in v184, 13.3-13.8 with it in v183/v185).
   if (HAS_COLS)
     for (int i = tid * 32; i < (kend - kbeg) * KS; i += NT * 32) prefetch_l2(colrow + kbeg * KS + i);
   for (int r = tid; r < BM && row0 + r < R; r += NT) {
