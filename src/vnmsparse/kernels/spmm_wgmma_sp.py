@@ -537,6 +537,13 @@ EPI_TMA_BUFS = 1
 TMA_X_BY_DEFAULT = True
 
 
+def x_box(tile: WgTile) -> int:
+    """Tokens per TMA box of a row-major X: a cluster tile's share of its tokens, else at most the
+    .cu's VNM_WG_X_BOX (64, or DEFINES' for A/B runs); the kernel loads only the boxes that start
+    before T."""
+    return tile.bn // tile.cluster if tile.cluster > 1 else min(tile.bn, int(DEFINES.get("VNM_WG_X_BOX", 64)))
+
+
 def x_direct(x2: torch.Tensor, has_cols: bool) -> int:
     """How B can be X itself through TMA (no X^T copy), the kernel's TMA_X: plain 2:4 (no column
     gather) with a 16-byte aligned base, and 1 for a row-major X with K % 8 == 0, 2 for a
@@ -652,8 +659,8 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         tile = grouped(tile, per_split, cols is not None)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else TRACE
     grid = tile.grid(r, ntok, splits, sms)
-    if direct == 1:  # X row-major: boxes of 64 k x the tile's tokens (K-major B)
-        xmap = jit.tensor_map_2d(x2, (4 * KS, tile.bn // tile.cluster))
+    if direct == 1:  # X row-major: boxes of 64 k x x_box tokens (K-major B)
+        xmap = jit.tensor_map_2d(x2, (4 * KS, x_box(tile)))
     elif direct == 2:  # X^T's rows: boxes of 64 k x 64 (or bn) tokens, GatherB's slabs (MN-major B)
         xmap = jit.tensor_map_2d(x2.t(), (min(tile.bn, 64), 4 * KS), swizzle=min(2 * tile.bn, 128))
     else:

@@ -147,6 +147,14 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 // 92.8/93.2, 4096^3 2:128 22.0 -> 20.7, 2:32 35.1 -> 33.5, 2:8 and 2:4 prefill and decode within the
 // noise. Not with the TMA-store epilogue (its swizzled boxes), nor two m64 blocks per consumer
 // (256 x 128: spilled).
+// X by TMA (TMA_X = 1) in boxes of at most this many tokens, of which only those that start
+// before T are loaded (spmm_wgmma_sp.x_box mirrors it): a box whose rows lie mostly past the
+// tensor's end took the TMA unit longer than a full one (H200 v192, LLaMA gate/up 2:4, 172 CTAs of
+// 128 x 256 tiles: T = 512 65 us, 384 87, 300 104).
+#ifndef VNM_WG_X_BOX
+#define VNM_WG_X_BOX 64
+#endif
+
 #ifndef VNM_WG_EPI_STMATRIX
 #define VNM_WG_EPI_STMATRIX 1
 #endif
@@ -247,7 +255,7 @@ struct Plan {
 // that splitk_reduce (spmm_mma_sp.cu) finishes.
 //
 // TMA_X (m = 4 only: no column gather): B is X itself, loaded per stage by TMA from `xmap`
-// (zero fill past K and T), no X^T is made: 1 = X row-major [T, K], one box of 64 k x BN tokens
+// (zero fill past K and T), no X^T is made: 1 = X row-major [T, K], boxes of 64 k x min(BN, VNM_WG_X_BOX) tokens
 // (128B swizzle, K-major image); 2 = X feature-major (X^T [K, ldx], as a previous call's Y^T
 // leaves it), boxes of 64 k x min(BN, 64) tokens that land as GatherB's slabs (MN-major image).
 // 0: `xmap` is unused and B is gathered from X^T (`xt`).
@@ -285,6 +293,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   // (the 256 x 128 tile's X^T variant spilled 12 bytes with the late preload)
   constexpr bool PRELOAD_LATE = VNM_WG_PRELOAD_LATE && MB == 1;
   using GB = wg::GatherB<BN>;
+  // X by TMA: tokens per box (TMA_X = 1: VNM_WG_X_BOX; 2: GatherB's slab), and with it the host's tensor map
+  constexpr int XB = TMA_X == 2 ? (BN < 64 ? BN : 64) : (BN < VNM_WG_X_BOX ? BN : VNM_WG_X_BOX);
+  static_assert(BN % XB == 0, "whole X boxes per stage");
   using wg::KS;
   using wg::cp_async16_s;
   constexpr int NC = P::NC;
@@ -418,18 +429,25 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         if (gi >= STAGES) mbar_wait(&empty[s], ((gi / STAGES) & 1) ^ 1);
         if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
           VNM_WG_MARK(0, gi);
-          mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? P::B : 0) + (AREG == 2 ? copied * (P::A + P::M) : P::A));
+          // X's boxes of XB tokens that start before T (`xboxes` of BN / XB): the rest of the stage
+          // keeps stale data, which only feeds accumulator columns of tokens that are never stored
+          const int xboxes = CLUSTER > 1 ? BN / XB : min(BN / XB, (ntok - tok0 + XB - 1) / XB);
+          mbar_arrive_expect_tx(&full[s], (TMA_X && !VNM_WG_SKIP_B ? xboxes * (P::B / (BN / XB)) : 0) +
+                                              (AREG == 2 ? copied * (P::A + P::M) : P::A));
           if (TMA_X && !VNM_WG_SKIP_B) {
-            if constexpr (TMA_X == 2) {  // X^T: one box per GatherB slab of 64 (or BN) tokens
-#pragma unroll
-              for (int j = 0; j < (BN + 63) / 64; ++j)
-                tma_load_2d(smem_addr(sB) + s * P::B + j * (wg::KROWS * GB::SW), &xmap, tok0 + 64 * j, step * wg::KROWS, &full[s]);
-            } else if constexpr (CLUSTER > 1) {  // this CTA's 1/CLUSTER of the tokens, into every CTA's stage s
+            if constexpr (CLUSTER > 1) {  // this CTA's 1/CLUSTER of the tokens, into every CTA's stage s
               const int part = static_cast<int>(cluster_rank()) * (BN / CLUSTER);
               tma_load_2d_multicast(smem_addr(sB) + s * P::B + part * 128, &xmap, step * wg::KROWS, tok0 + part,
                                     &full[s], static_cast<u16>((1u << CLUSTER) - 1));
             } else {
-              tma_load_2d(smem_addr(sB) + s * P::B, &xmap, step * wg::KROWS, tok0, &full[s]);
+#pragma unroll
+              for (int j = 0; j < BN / XB; ++j) {
+                if (j >= xboxes) break;
+                if constexpr (TMA_X == 2)  // X^T: a box per GatherB slab of 64 (or BN) tokens
+                  tma_load_2d(smem_addr(sB) + s * P::B + j * (wg::KROWS * GB::SW), &xmap, tok0 + XB * j, step * wg::KROWS, &full[s]);
+                else  // X: 8-token atoms of 64 k (1024 B), XB tokens a box
+                  tma_load_2d(smem_addr(sB) + s * P::B + j * XB * 128, &xmap, step * wg::KROWS, tok0 + XB * j, &full[s]);
+              }
             }
           }
           if (!AREG) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
