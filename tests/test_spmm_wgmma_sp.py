@@ -206,9 +206,11 @@ def test_tile_choice(monkeypatch):
     # mid T: the decode tiles where the prefill tile's grid would leave half the SMs idle
     assert W.choose_tile(128, 4096, 128, 132) == W.TILE_TABLE[(128, 64)]  # 32 CTAs of 128 x 128
     assert W.choose_tile(256, 4096, 128, 132, m=4) == W.STAGED_2_4  # 64
-    # ... but plain 2:4 by TMA keeps the prefill tile and splits K, up to WIDE_SPLITS_MAX splits (v132)
+    # ... but plain 2:4 by TMA keeps a prefill tile and splits K, up to WIDE_SPLITS_MAX splits (v132):
+    # 128 x 256 where its grid is one wave (v194), else the cost rule's
     wide = W.choose_tile(256, 4096, 128, 132, m=4, tma_x=True)
-    assert wide == W.TILE_TABLE[(128, 128)] and W.choose_splits(wide, 256, 4096, 64, 132) == 2
+    assert wide == W.TILE_TABLE[(128, 256)] and W.choose_splits(wide, 256, 4096, 64, 132) == 4
+    assert W.choose_tile(300, 11008, 128, 132, m=4, tma_x=True) == W.TILE_TABLE[(128, 128)]  # two waves either way
     assert W.choose_tile(128, 4096, 128, 132, m=4, tma_x=True) == W.TILE_TABLE[(128, 128)]  # 32 CTAs: 4 splits
     assert W.choose_tile(256, 1024, 128, 132, m=4, tma_x=True) == W.STAGED_2_4  # 16 CTAs: 8 splits would be too many
     assert W.choose_tile(128, 4096, 128, 132, m=8) == W.TILE_TABLE[(128, 64)]  # gathered: the decode tiles
