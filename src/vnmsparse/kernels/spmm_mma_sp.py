@@ -275,9 +275,9 @@ def is_feature_major(x2: torch.Tensor) -> bool:
     return x2.stride(0) == 1 and x2.shape[0] % 8 == 0 and x2.stride(1) % 8 == 0 and x2.data_ptr() % 16 == 0
 
 
-# v187 (on since v188, whose run of every GPU suite passed with it): X^T's rows padded to whole 128-byte lines (T <=
-# 64: 8, 16, 32 or 64 tokens; past that a multiple of 64), so that no gathered row straddles two
-# lines. H200, us, off / on (ab_xt_pitch_h200_v187.txt): cp.async path 4096^2 64:2:8 T = 48 14.4 /
+# v187 (on since v188, whose run of every GPU suite passed with it): X^T's rows padded to whole
+# 128-byte lines (T <= 64: 8, 16, 32 or 64 tokens; past that a multiple of 64), so that no gathered
+# row straddles two lines. H200, us, off / on (ab_xt_pitch_h200_v187.txt): cp.async path 4096^2 64:2:8 T = 48 14.4 /
 # 13.9, 128:2:8 T = 40 15.1 / 13.4, T = 24 11.0 / 10.2, T = 1000 100 / 92; auto (wgmma.sp) T = 24
 # 9.4 / 9.0, T = 1000 36.7 / 26.0; T = 64 and 4095 even. The tiles load the first ceil(T / 8) * 8.
 XT_PITCH_LINES = True

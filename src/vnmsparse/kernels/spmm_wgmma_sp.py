@@ -269,10 +269,11 @@ PERSISTENT_MAX_STEPS = 0
 # Time of a 128 x 256 tile over a 128 x 128 one (twice its work), from the v24c grid (BERT FFN2,
 # 2:4): 38 us a wave of 128 x 256 tiles at T = 8192 against 27.3 us a wave of 128 x 128 at T = 4096.
 WIDE_TILE_COST = 1.4
-# v194: ... but plain 2:4 by TMA takes 128 x 256 where its grid is one wave of at least
-# SMs / WIDE_SPLITS_MAX CTAs (K split to fill it; WIDE_TILE_COST holds for full waves). v193 (H200, 2:4, X by TMA, us, 128 x 128 / 128 x 256 with their split rules): 4096 x 11008
-# T = 300 69.0 / 49.3, T = 512 70.6 / 54.2, 4096^2 T = 300 26.9 / 23.7, T = 512 27.8 / 26.9; LLaMA
-# gate/up (two waves either way) T = 300 58.6 / 62.8 keeps the cost rule's 128 x 128.
+# v194: ... but plain 2:4 by TMA takes 128 x 256 where its grid is one wave of at least SMs /
+# WIDE_SPLITS_MAX CTAs (K split to fill it; WIDE_TILE_COST holds for full waves). H200, us, off / on
+# (ab_wide_one_wave_h200_v194.txt): 4096 x 11008 T = 256 / 300 / 512 40.6 / 68.7 / 70.1 -> 33.9 /
+# 48.6 / 53.5, 4096^2 T = 200 / 300 / 512 19.5 / 26.9 / 27.7 -> 17.9 / 22.9 / 26.4; LLaMA gate/up
+# (two waves either way) keeps the cost rule's 128 x 128.
 WIDE_ONE_WAVE = True
 
 
@@ -301,7 +302,8 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     ~38, h200_v27: 35.7); else the widest that gives every SM a CTA. Past 64 tokens, where that
     tile's grid would leave half the SMs idle, the decode tile (with K splits) instead, but for
     plain 2:4 by TMA, which keeps the tile and splits its K where at most WIDE_SPLITS_MAX splits
-    fill the wave (v132). Prefill tiles run persistent (PERSISTENT_STAGED) from M = PERSISTENT_MIN_M
+    fill the wave (v132), and takes 128 x 256 wherever that tile's grid is such a wave (v194).
+    Prefill tiles run persistent (PERSISTENT_STAGED) from M = PERSISTENT_MIN_M
     where K (None: unknown, any) gives them at most PERSISTENT_MAX_STEPS k-steps (0: any)."""
     bm = row_tile(v, m)
     if bm is None:
@@ -314,15 +316,15 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
         return STAGED_2_4_HALF[tile.bn] if tma_x and sms // 2 < row_tiles < sms else tile
     persist = m >= PERSISTENT_MIN_M and (k is None or not PERSISTENT_MAX_STEPS or -(-k // m) <= PERSISTENT_MAX_STEPS * KS)
     tile = _prefill_tile(ntok, row_tiles, bm, persist, sms)
-    # v103: a prefill tile that leaves half the SMs or more idle (mid T on few rows) gives way to
-    # the decode tiles, whose K splits fill the GPU: 4096^2 2:4 T = 128 24.8 -> 15.0 us, 1024 x 4096
-    # 2:4 T = 512 23.4 -> 13.1, 4096 x 11008 128:2:8 T = 256 41.1 -> 29.1 (the grouped tile); LLaMA
-    # gate/up's 86 row tiles keep the prefill tile (T = 128: 28.4 against 40.5).
     wide = TILE_TABLE[(128, 256)]
     wide_ctas = row_tiles * -(-ntok // wide.bn)
     if (WIDE_ONE_WAVE and m == 4 and tma_x and bm == 128 and not persist and ntok > 128 and wide_ctas <= sms
             and sms // wide_ctas <= WIDE_SPLITS_MAX):
         tile = wide
+    # v103: a prefill tile that leaves half the SMs or more idle (mid T on few rows) gives way to
+    # the decode tiles, whose K splits fill the GPU: 4096^2 2:4 T = 128 24.8 -> 15.0 us, 1024 x 4096
+    # 2:4 T = 512 23.4 -> 13.1, 4096 x 11008 128:2:8 T = 256 41.1 -> 29.1 (the grouped tile); LLaMA
+    # gate/up's 86 row tiles keep the prefill tile (T = 128: 28.4 against 40.5).
     ctas = row_tiles * -(-ntok // tile.bn)
     wide_split = WIDE_SPLITS and m == 4 and tma_x and tile.splittable and sms // ctas <= WIDE_SPLITS_MAX
     if MID_T_DECODE_TILES and ctas <= sms // 2 and not wide_split:

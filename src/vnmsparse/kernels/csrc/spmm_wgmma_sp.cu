@@ -140,13 +140,6 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_EPI_PER_WG 1
 #endif
 
-// The epilogue stages Y (and Y^T) by stmatrix (1), four 8 x 8 blocks of the accumulators per
-// instruction a warp (transposed for Y's [tokens][rows] staging), not one 2-byte shared store per
-// element (0; v161 trace, persistent 2:128: a 64-token pass ~0.6-1.0k cycles of staging, 32 stores
-// a thread). H200 v164 (0/1 in turns, twice, us, auto_xt): gate/up 2:128 T = 8192 99.2/99.5 ->
-// 92.8/93.2, 4096^3 2:128 22.0 -> 20.7, 2:32 35.1 -> 33.5, 2:8 and 2:4 prefill and decode within the
-// noise. Not with the TMA-store epilogue (its swizzled boxes), nor two m64 blocks per consumer
-// (256 x 128: spilled).
 // X by TMA (TMA_X = 1) in boxes of at most this many tokens, of which only those that start
 // before T are loaded (spmm_wgmma_sp.x_box mirrors it): a box whose rows lie mostly past the
 // tensor's end took the TMA unit longer than a full one (H200 v192, LLaMA gate/up 2:4, 172 CTAs of
@@ -155,6 +148,13 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_X_BOX 64
 #endif
 
+// The epilogue stages Y (and Y^T) by stmatrix (1), four 8 x 8 blocks of the accumulators per
+// instruction a warp (transposed for Y's [tokens][rows] staging), not one 2-byte shared store per
+// element (0; v161 trace, persistent 2:128: a 64-token pass ~0.6-1.0k cycles of staging, 32 stores
+// a thread). H200 v164 (0/1 in turns, twice, us, auto_xt): gate/up 2:128 T = 8192 99.2/99.5 ->
+// 92.8/93.2, 4096^3 2:128 22.0 -> 20.7, 2:32 35.1 -> 33.5, 2:8 and 2:4 prefill and decode within the
+// noise. Not with the TMA-store epilogue (its swizzled boxes), nor two m64 blocks per consumer
+// (256 x 128: spilled).
 #ifndef VNM_WG_EPI_STMATRIX
 #define VNM_WG_EPI_STMATRIX 1
 #endif
@@ -255,8 +255,8 @@ struct Plan {
 // that splitk_reduce (spmm_mma_sp.cu) finishes.
 //
 // TMA_X (m = 4 only: no column gather): B is X itself, loaded per stage by TMA from `xmap`
-// (zero fill past K and T), no X^T is made: 1 = X row-major [T, K], boxes of 64 k x min(BN, VNM_WG_X_BOX) tokens
-// (128B swizzle, K-major image); 2 = X feature-major (X^T [K, ldx], as a previous call's Y^T
+// (zero fill past K and T), no X^T is made: 1 = X row-major [T, K], boxes of 64 k x min(BN,
+// VNM_WG_X_BOX) tokens (128B swizzle, K-major image); 2 = X feature-major (X^T [K, ldx], as a previous call's Y^T
 // leaves it), boxes of 64 k x min(BN, 64) tokens that land as GatherB's slabs (MN-major image).
 // 0: `xmap` is unused and B is gathered from X^T (`xt`).
 //
@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   // (the 256 x 128 tile's X^T variant spilled 12 bytes with the late preload)
   constexpr bool PRELOAD_LATE = VNM_WG_PRELOAD_LATE && MB == 1;
   using GB = wg::GatherB<BN>;
-  // X by TMA: tokens per box (TMA_X = 1: VNM_WG_X_BOX; 2: GatherB's slab), and with it the host's tensor map
+  // X by TMA: tokens per box (TMA_X = 1: VNM_WG_X_BOX, as the host's tensor map; 2: GatherB's slab)
   constexpr int XB = TMA_X == 2 ? (BN < 64 ? BN : 64) : (BN < VNM_WG_X_BOX ? BN : VNM_WG_X_BOX);
   static_assert(BN % XB == 0, "whole X boxes per stage");
   using wg::KS;
