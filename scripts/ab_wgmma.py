@@ -105,9 +105,10 @@ def decode_call(sets, r, k, cfg):
 
 
 def set_switch(mod, name, value):
-    """A module attribute from its text: an int where the attribute is one, else a 0/1 flag."""
+    """A module attribute from its text: an int or float where the attribute is one, else a 0/1 flag."""
     current = getattr(mod, name)
-    setattr(mod, name, int(value) if isinstance(current, int) and not isinstance(current, bool) else value == "1")
+    kind = type(current) if type(current) in (int, float) else None
+    setattr(mod, name, kind(value) if kind else value == "1")
 
 
 def time_us(fn, n=12, reps=20):  # n: calls per graph (at least one per rotating set)

@@ -210,7 +210,11 @@ def test_tile_choice(monkeypatch):
     # 128 x 256 where its grid is one wave (v194), else the cost rule's
     wide = W.choose_tile(256, 4096, 128, 132, m=4, tma_x=True)
     assert wide == W.TILE_TABLE[(128, 256)] and W.choose_splits(wide, 256, 4096, 64, 132) == 4
-    assert W.choose_tile(300, 11008, 128, 132, m=4, tma_x=True) == W.TILE_TABLE[(128, 128)]  # two waves either way
+    # 256 x 128 where its one wave beats two of 128 x 128 (v196: LLaMA gate/up T = 300), not two of its own
+    assert W.choose_tile(300, 11008, 128, 132, m=4, tma_x=True) == W.TALL_TILE
+    assert W.choose_tile(300, 11008, 128, 132, m=4) == W.TILE_TABLE[(128, 128)]  # (by TMA only)
+    assert W.choose_tile(512, 11008, 128, 132, m=4, tma_x=True) == W.TILE_TABLE[(128, 256)]
+    assert W.choose_tile(300, 13824, 128, 132, m=4, tma_x=True) == W.TILE_TABLE[(128, 256)]
     assert W.choose_tile(128, 4096, 128, 132, m=4, tma_x=True) == W.TILE_TABLE[(128, 128)]  # 32 CTAs: 4 splits
     assert W.choose_tile(256, 1024, 128, 132, m=4, tma_x=True) == W.STAGED_2_4  # 16 CTAs: 8 splits would be too many
     assert W.choose_tile(128, 4096, 128, 132, m=8) == W.TILE_TABLE[(128, 64)]  # gathered: the decode tiles

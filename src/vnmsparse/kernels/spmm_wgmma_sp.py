@@ -275,6 +275,14 @@ WIDE_TILE_COST = 1.4
 # 48.6 / 53.5, 4096^2 T = 200 / 300 / 512 19.5 / 26.9 / 27.7 -> 17.9 / 22.9 / 26.4; LLaMA gate/up
 # (two waves either way) keeps the cost rule's 128 x 128.
 WIDE_ONE_WAVE = True
+# v196: ... and 256 x 128 (two m64 blocks per consumer) where its waves cost least: a wave of it
+# costs TALL_TILE_COST 128 x 128 waves (~1.2 of a 128 x 256 one; v110-v112 found it 10-27% slower
+# per MAC at full waves). H200 (ab_tall_tile_h200_v196.txt, us, the v194 choice -> 256 x 128):
+# LLaMA-7B gate/up T = 300 / 384 59.0 / 59.9 -> 45.8 / 46.6 (one wave of 129 CTAs where 128 x 128 is
+# two); T = 512-2048, LLaMA-13B gate/up and 4096-row weights lost with it (two waves of 13B's at T =
+# 300: 112 against 92 for 128 x 256). Plain 2:4 by TMA only (no other form was measured).
+TALL_TILE = TILES[3]
+TALL_TILE_COST = 1.7
 
 
 # Experiment: an int64 [4, 256] CUDA tensor that builds with VNM_WG_TRACE=1 record stage clocks into
@@ -315,7 +323,7 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
         tile = next((t for t in STAGED_2_4_NARROW if tma_x and ntok <= t.bn), STAGED_2_4)
         return STAGED_2_4_HALF[tile.bn] if tma_x and sms // 2 < row_tiles < sms else tile
     persist = m >= PERSISTENT_MIN_M and (k is None or not PERSISTENT_MAX_STEPS or -(-k // m) <= PERSISTENT_MAX_STEPS * KS)
-    tile = _prefill_tile(ntok, row_tiles, bm, persist, sms)
+    tile = _prefill_tile(ntok, row_tiles, bm, persist, sms, m == 4 and tma_x)
     wide = TILE_TABLE[(128, 256)]
     wide_ctas = row_tiles * -(-ntok // wide.bn)
     if (WIDE_ONE_WAVE and m == 4 and tma_x and bm == 128 and not persist and ntok > 128 and wide_ctas <= sms
@@ -325,21 +333,27 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     # the decode tiles, whose K splits fill the GPU: 4096^2 2:4 T = 128 24.8 -> 15.0 us, 1024 x 4096
     # 2:4 T = 512 23.4 -> 13.1, 4096 x 11008 128:2:8 T = 256 41.1 -> 29.1 (the grouped tile); LLaMA
     # gate/up's 86 row tiles keep the prefill tile (T = 128: 28.4 against 40.5).
-    ctas = row_tiles * -(-ntok // tile.bn)
+    ctas = tile.row_tiles(rows) * -(-ntok // tile.bn)
     wide_split = WIDE_SPLITS and m == 4 and tma_x and tile.splittable and sms // ctas <= WIDE_SPLITS_MAX
     if MID_T_DECODE_TILES and ctas <= sms // 2 and not wide_split:
         return choose_tile(64, rows, v, sms, m, tma_x, k)
     return tile
 
 
-def _prefill_tile(ntok: int, row_tiles: int, bm: int, persist: bool, sms: int) -> WgTile:
+def _prefill_tile(ntok: int, row_tiles: int, bm: int, persist: bool, sms: int, tall: bool = False) -> WgTile:
+    """tall: TALL_TILE may run (plain 2:4 by TMA)."""
     if bm == 128 and not persist:
-        def cost(bn):
-            tile = TILE_TABLE[(bm, bn)]
-            waves = -(-(row_tiles * -(-ntok // bn)) // (sms * tile.ctas_per_sm))
-            return waves * (WIDE_TILE_COST if bn == 256 else 1.0)
+        def cost(tile, per_wave):
+            tiles = -(-row_tiles // (tile.bm // bm)) * -(-ntok // tile.bn)
+            return -(-tiles // (sms * tile.ctas_per_sm)) * per_wave
 
-        return TILE_TABLE[(bm, 256)] if ntok > 128 and cost(256) <= cost(128) else TILE_TABLE[(bm, 128)]
+        # (128 x 256 wins a tie with 128 x 128; 256 x 128 must beat both)
+        costs = [(cost(TILE_TABLE[(bm, 128)], 1.0), 1, TILE_TABLE[(bm, 128)])]
+        if ntok > 128:
+            costs.append((cost(TILE_TABLE[(bm, 256)], WIDE_TILE_COST), 0, TILE_TABLE[(bm, 256)]))
+        if tall:
+            costs.append((cost(TALL_TILE, TALL_TILE_COST), 2, TALL_TILE))
+        return min(costs, key=lambda c: c[:2])[2]
     # Waves do not apply to persistent tiles (each CTA loops; h200_v27: at 2:128 the cost pick of
     # 128 x 128 ran gate/up 10-15% slower than 128 x 256), so they keep the widest that fills the SMs.
     for bn in (256, 128):
