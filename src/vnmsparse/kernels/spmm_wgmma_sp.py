@@ -275,14 +275,15 @@ WIDE_TILE_COST = 1.4
 # 48.6 / 53.5, 4096^2 T = 200 / 300 / 512 19.5 / 26.9 / 27.7 -> 17.9 / 22.9 / 26.4; LLaMA gate/up
 # (two waves either way) keeps the cost rule's 128 x 128.
 WIDE_ONE_WAVE = True
-# v196: ... and 256 x 128 (two m64 blocks per consumer) where its waves cost least: a wave of it
-# costs TALL_TILE_COST 128 x 128 waves (~1.2 of a 128 x 256 one; v110-v112 found it 10-27% slower
-# per MAC at full waves). H200 (ab_tall_tile_h200_v196.txt, us, the v194 choice -> 256 x 128):
-# LLaMA-7B gate/up T = 300 / 384 59.0 / 59.9 -> 45.8 / 46.6 (one wave of 129 CTAs where 128 x 128 is
-# two); T = 512-2048, LLaMA-13B gate/up and 4096-row weights lost with it (two waves of 13B's at T =
-# 300: 112 against 92 for 128 x 256). Plain 2:4 by TMA only (no other form was measured).
+# v196-v197: ... and 256 x 128 (two m64 blocks per consumer) where its waves cost least: a wave of it
+# costs TALL_TILE_COST 128 x 128 waves (v110-v112 found it 10-27% slower per MAC than 128 x 256 at
+# full waves). H200 (ab_tall_route_h200_v197.txt, us, off -> on, twice): LLaMA-7B gate/up T = 257 /
+# 300 / 384 65.1 / 59.2 / 59.9 -> 47.3 / 45.7 / 46.3 (one wave of 129 CTAs where 128 x 128 is two);
+# LLaMA-70B gate/up T = 300 (three waves of it against four of 128 x 256) 259-270 -> 283 at 1.7, so
+# 1.9; T = 512-2048, LLaMA-13B gate/up and 4096-row weights lost with it (ab_tall_tile_h200_v196.txt).
+# Plain 2:4 by TMA only (no other form was measured).
 TALL_TILE = TILES[3]
-TALL_TILE_COST = 1.7
+TALL_TILE_COST = 1.9
 
 
 # Experiment: an int64 [4, 256] CUDA tensor that builds with VNM_WG_TRACE=1 record stage clocks into
