@@ -235,11 +235,13 @@ STAGED_2_4_NARROW = (STAGED_TILES[2], STAGED_TILES[1])
 # / 16 21.5 / 19.1 / 19.2 -> 18.7 / 17.3 / 16.9 us; 3-8% slower where splits fill the GPU (4096
 # rows). Same token widths as STAGED_2_4 and STAGED_2_4_NARROW, X by TMA.
 STAGED_2_4_HALF = {64: STAGED_TILES[6], 32: STAGED_TILES[7], 16: STAGED_TILES[8]}
-# v198: ... but only where X's last box holds at most HALF_RAGGED_MAX rows past T: the 64-row tiles
-# slowed with each row past T (LLaMA gate/up, 64-token box, us, 64-row / 128-row tile: T = 33 / 40 /
-# 48 / 52 / 56 30.5 / 28.0 / 23.8 / 23.7 / 18.4 against a flat 20.8-21.0; T = 64 17.5-18.0;
-# LLaMA-13B gate/up T = 40 34.3 / 25.7; ab_half_ragged_h200_v198.txt), the 128-row ones did not.
-HALF_RAGGED_MAX = 8
+# v198-v199: ... but only where X's last box holds at most HALF_RAGGED_MAX rows past T: the 64-row
+# tiles slowed with each row past T, the 128-row ones did not (H200, us, 64-row / 128-row tile, LLaMA
+# gate/up: 64-token box, T = 33 / 40 / 48 / 52 / 56 30.5 / 28.0 / 23.8 / 23.7 / 18.4 against a flat
+# 20.8-21.0, LLaMA-13B T = 40 34.3 / 25.7, ab_half_ragged_h200_v198.txt; 32-token box, T = 17 / 20
+# / 23 20.4 / 20.1 / 16.9 against 19.1 / 19.0 / 19.0, 13B T = 20 25.0 / 23.4; 16-token box, T = 1 /
+# 4 / 8 16.5-17.3 / 18.8 / 16.1 against 19.3 / 19.4 / 19.4, so not there; ab_half_narrow_h200_v199.txt).
+HALF_RAGGED_MAX = 10
 STAGED_2_4_TILES = (STAGED_2_4,) + STAGED_2_4_NARROW + tuple(STAGED_2_4_HALF.values())
 # v114: V:2:M at T <= 32 on the same staged tiles, B gathered into 16- or 32-token stages
 # (wg::GatherB), where the 64-token tiles moved 2-4x the B bytes the tokens need and held fewer
@@ -328,7 +330,7 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
             return NARROW_TILES[(bm, 16 if ntok <= 16 else 32)] if _narrow(ntok, rows) else TILE_TABLE[(bm, 64)]
         tile = next((t for t in STAGED_2_4_NARROW if tma_x and ntok <= t.bn), STAGED_2_4)
         half = STAGED_2_4_HALF[tile.bn]
-        ragged = (-ntok) % x_box(half) if half.bn == 64 else 0  # X rows past T in the last box (measured at 64)
+        ragged = (-ntok) % x_box(half) if half.bn > 16 else 0  # X rows past T in the last box
         return half if tma_x and sms // 2 < row_tiles < sms and ragged <= HALF_RAGGED_MAX else tile
     persist = m >= PERSISTENT_MIN_M and (k is None or not PERSISTENT_MAX_STEPS or -(-k // m) <= PERSISTENT_MAX_STEPS * KS)
     tile = _prefill_tile(ntok, row_tiles, bm, persist, sms, m == 4 and tma_x)
