@@ -310,15 +310,17 @@ WIDE_SPLITS_MAX = 4
 def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x: bool = False,
                 k: int | None = None) -> WgTile:
     """Decode (T <= 64) gets bn = 64 (plain 2:4 a staged tile: STAGED_2_4, or with X by TMA the
-    narrowest of STAGED_2_4_NARROW that holds T, in 64 rows where STAGED_2_4_HALF says; V:2:M at
-    T <= 32 the narrowest of NARROW_TILES, but on weights of at most DECODE_FEW_ROWS rows).
+    narrowest of STAGED_2_4_NARROW that holds T, in 64 rows where STAGED_2_4_HALF and
+    HALF_RAGGED_MAX say; V:2:M at T <= 32 the narrowest of NARROW_TILES, but on weights of at most
+    DECODE_FEW_ROWS rows).
     Otherwise, with non-persistent 128-row tiles, the token tile (128 or 256) whose waves of CTAs
     cost least (WIDE_TILE_COST: so one wave of 128 x 256 tiles beats two of 128 x 128, v24c: BERT
     FFN2 at T = 4096 took 54.6 us with 256 tiles of 128 x 128, where 128 tiles of 128 x 256 take
     ~38, h200_v27: 35.7); else the widest that gives every SM a CTA. Past 64 tokens, where that
     tile's grid would leave half the SMs idle, the decode tile (with K splits) instead, but for
     plain 2:4 by TMA, which keeps the tile and splits its K where at most WIDE_SPLITS_MAX splits
-    fill the wave (v132), and takes 128 x 256 wherever that tile's grid is such a wave (v194).
+    fill the wave (v132), and takes 128 x 256 wherever that tile's grid is such a wave (v194) and
+    256 x 128 where its waves cost least (TALL_TILE_COST, v197).
     Prefill tiles run persistent (PERSISTENT_STAGED) from M = PERSISTENT_MIN_M
     where K (None: unknown, any) gives them at most PERSISTENT_MAX_STEPS k-steps (0: any)."""
     bm = row_tile(v, m)
