@@ -41,6 +41,7 @@ class WgTile:
     persistent: bool = False  # a grid of what fits at once, each CTA looping over tiles (v24)
     cluster: int = 1  # row tiles per cluster sharing X by TMA multicast (plain 2:4 by TMA only, v25)
     copy_steps: int = 1  # staged: ring stages per bulk copy of the fragment image (v100, GROUPED_TILES)
+    slab: bool = False  # X row-major in slabs by TMA, the kept columns copied in the kernel (TMA_X = 3, v200)
 
     def __post_init__(self):
         if self.copy_steps > 1 and not (self.staged and not self.persistent and self.stages % self.copy_steps == 0
@@ -76,6 +77,8 @@ class WgTile:
         pipe = self.stages * self.stage_bytes + 2 * self.stages * 8
         tokens = 64 if self.persistent else self.bn
         epilogue = (self.bm * (tokens + 8) if yt else tokens * (self.bm + 8)) * 2
+        if self.slab:  # the slabs and their barriers after both, 1024-byte aligned
+            return -(-max(pipe, epilogue) // 1024) * 1024 + 16 * 64 * 2 * self.bn + 8 * SLAB_MAX_SLOTS + 1024
         if not self.persistent:
             return max(pipe, epilogue) + 1024
         off_epi = -(-pipe // 1024) * 1024
@@ -104,7 +107,7 @@ class WgTile:
     def __str__(self) -> str:
         return (f"wg{self.bm}x{self.bn}s{self.stages}" + ((f"t{self.mb}" if self.staged else f"r{self.mb}") if self.a_regs else "")
                 + ("p" if self.persistent else "") + (f"c{self.cluster}" if self.cluster > 1 else "")
-                + (f"g{self.copy_steps}" if self.copy_steps > 1 else ""))
+                + (f"g{self.copy_steps}" if self.copy_steps > 1 else "") + ("x" if self.slab else ""))
 
     @property
     def x_by_tma_only(self) -> bool:
@@ -112,8 +115,10 @@ class WgTile:
         return self.cluster > 1 or (self.staged and self.mb == 2)
 
     def takes(self, tma_x: int) -> bool:
-        """Whether this tile has a variant that reads X so (x_direct's mode): clusters multicast
-        row-major X only."""
+        """Whether this tile has a variant that reads X so (x_direct's mode, or 3: slabs): clusters
+        multicast row-major X only; slab tiles read slabs only."""
+        if self.slab or tma_x == 3:
+            return self.slab and tma_x == 3
         return tma_x == 1 if self.cluster > 1 else bool(tma_x) or not self.x_by_tma_only
 
     @property
@@ -208,8 +213,6 @@ _STAGED = {(t.bm, t.bn): t for t in STAGED_TILES if t.mb == 1}  # (bm, bn) -> th
 GROUPED_TILES = {key: dataclasses.replace(_STAGED[key], stages=stages, copy_steps=4) for key, stages in {
     (128, 64): 12, (64, 64): 8, (128, 16): 20, (128, 32): 16, (64, 16): 16, (64, 32): 12}.items()}
 GROUPED_MIN_STEPS = 16
-ALL_TILES = (TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES
-             + tuple(GROUPED_TILES.values()))  # every tile (tests, A/B runs)
 
 
 def row_tile(v: int, m: int = 8) -> int | None:
@@ -261,6 +264,24 @@ NARROW_TILES = {key: t for key, t in _STAGED.items() if t.bn < 64}
 NARROW_DECODE_MIN_BYTES = 10 * 2**20
 NARROW_DECODE_BYTE_TOKENS = {128: 40 * 2**20, 64: 24 * 2**20}
 NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles and the decode kernel, as before v114)
+
+# v200 (opt-in: slower, NOTES): gathered calls of at most 32 tokens on a row-major X (M <= SLAB_M_MAX,
+# K % 8 == 0) read X itself: the producer loads each stage's 16 M columns x BN tokens by TMA into a
+# ring of slabs and copies the kept columns into the stage's B image, sparing the X^T transpose
+# launch (grid v185, row-major / feature-major X, 4096^2 T = 16: 128:2:8 8.7 / 6.7 us, 128:2:16 6.8 /
+# 5.1). H200, transpose / slabs, us (ab_slab_x_h200_v200.txt): 4096^2 T = 16 128:2:8 7.6 / 8.2,
+# 128:2:16 6.1 / 5.7, LLaMA gate/up 128:2:8 10.6 / 16.8: the producer's per-stage copy, proxy fence
+# and barrier cost ~100-170 ns a step. The narrow 128-row tiles with fewer stages (the slabs take
+# 32-64 KB).
+SLAB_X = False  # (A/B switch: True reads X in slabs where the rule above allows)
+SLAB_M_MAX = 16
+SLAB_MAX_SLOTS = 4  # the .cu's wg::SLAB_MAX_SLOTS
+SLAB_TILES = {t: dataclasses.replace(t, stages=stages, slab=True) for t, stages in (
+    (NARROW_TILES[(128, 16)], 16), (GROUPED_TILES[(128, 16)], 16),
+    (NARROW_TILES[(128, 32)], 12), (GROUPED_TILES[(128, 32)], 12))}  # the narrow tile -> its slab form
+_NARROW_OF_SLAB = {slab: narrow for narrow, slab in SLAB_TILES.items()}
+ALL_TILES = (TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES
+             + tuple(GROUPED_TILES.values()) + tuple(SLAB_TILES.values()))  # every tile (tests, A/B runs)
 
 
 # From this M on, prefill tiles run persistent (v24 on the H200: 2:128 -7%, 2:64 -2%; the a_regs
@@ -378,6 +399,8 @@ def _prefill_tile(ntok: int, row_tiles: int, bm: int, persist: bool, sms: int, t
 def grouped(tile: WgTile, per_split: int, gathered: bool) -> WgTile:
     """The decode tile a gathered call runs: GROUPED_TILES' where each CTA has GROUPED_MIN_STEPS
     steps or more (the same grid, so the same K splits), else ``tile``."""
+    if tile.slab:  # (the slab form of the narrow tile's choice)
+        return SLAB_TILES[grouped(_NARROW_OF_SLAB[tile], per_split, gathered)]
     key = (tile.bm, tile.bn)
     ungrouped = (TILE_TABLE.get(key), NARROW_TILES.get(key))
     if gathered and key in GROUPED_TILES and tile in ungrouped and per_split >= GROUPED_MIN_STEPS:
@@ -582,6 +605,11 @@ def x_box(tile: WgTile) -> int:
     return tile.bn // tile.cluster if tile.cluster > 1 else min(tile.bn, int(DEFINES.get("VNM_WG_X_BOX", 64)))
 
 
+def _rows_by_tma(x2: torch.Tensor) -> bool:
+    """Whether TMA can read x2 [T, K] as row-major boxes: contiguous, K % 8 == 0, 16-byte aligned."""
+    return x2.stride(1) == 1 and x2.stride(0) == x2.shape[1] and x2.shape[1] % 8 == 0 and x2.data_ptr() % 16 == 0
+
+
 def x_direct(x2: torch.Tensor, has_cols: bool) -> int:
     """How B can be X itself through TMA (no X^T copy), the kernel's TMA_X: plain 2:4 (no column
     gather) with a 16-byte aligned base, and 1 for a row-major X with K % 8 == 0, 2 for a
@@ -589,7 +617,7 @@ def x_direct(x2: torch.Tensor, has_cols: bool) -> int:
     if has_cols or x2.data_ptr() % 16:
         return 0
     ntok, k = x2.shape
-    if x2.stride(1) == 1 and x2.stride(0) == k and k % 8 == 0:
+    if _rows_by_tma(x2):
         return 1
     return 2 if ntok > 1 and x2.stride(0) == 1 and x2.stride(1) >= ntok and x2.stride(1) % 8 == 0 else 0
 
@@ -655,6 +683,15 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     if tma_x and not mode:
         raise ValueError(f"tma_x=True needs m = 4, a 16-byte aligned base and a row-major x with K % 8 == 0 or a "
                          f"feature-major one with a row stride of a multiple of 8 (m = {m}, x strides {x2.stride()}, K = {k})")
+    if tile is not None and tile.slab:
+        if not (cols is not None and m <= SLAB_M_MAX and _rows_by_tma(x2)):
+            raise ValueError(f"tile {tile} reads X in slabs: it needs V:2:M with M <= {SLAB_M_MAX} (got {m}) and a "
+                             f"row-major x with K % 8 == 0 on a 16-byte aligned base (strides {x2.stride()}, K = {k})")
+        direct = 3
+    elif (tile is None and tma_x is None and SLAB_X and cols is not None and m <= SLAB_M_MAX
+          and _rows_by_tma(x2) and yt is None and not autotune.enabled() and row_tile(v, m) == 128 and ntok <= 32
+          and _narrow(ntok, r)):
+        direct = 3  # (choose_tile gives a NARROW_TILES tile of 128 rows: SLAB_TILES has its slab form)
     # (the X^T row stride: a feature-major x's own, else the transposed copy's; checked before the
     # transpose, which a chunked call makes per chunk)
     ldxt = max(x2.stride(1) if x2.stride(0) == 1 else 0, spmm_mma_sp.xt_pitch(ntok))
@@ -666,6 +703,8 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct)
     chosen = tile is None
     tile = tile or choose_tile(ntok, r, v, sms, m, direct, k)
+    if chosen and direct == 3:
+        tile = SLAB_TILES[tile]
     if not a_regs and tile.a_regs:
         tile = SMEM_A_TABLE[(tile.bm, tile.bn)]
     if a_regs != tile.a_regs:
@@ -701,6 +740,8 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         xmap = jit.tensor_map_2d(x2, (4 * KS, x_box(tile)))
     elif direct == 2:  # X^T's rows: boxes of 64 k x 64 (or bn) tokens, GatherB's slabs (MN-major B)
         xmap = jit.tensor_map_2d(x2.t(), (min(tile.bn, 64), 4 * KS), swizzle=min(2 * tile.bn, 128))
+    elif direct == 3:  # X's slabs: boxes of 64 columns x bn tokens
+        xmap = jit.tensor_map_2d(x2, (64, tile.bn))
     else:
         xmap = jit.NO_TENSOR_MAP
     # a feature-major out: the kernel's epilogue writes Y^T [R, T] where there are no K splits, else the reduction
@@ -756,8 +797,8 @@ def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str
     # the tiles that run them by default; others compile them on first use
     with_yt = TILES + PERSISTENT_TILES
     with_xt = TILES + STAGED_2_4_TILES
-    return [t.name(dtype, c, s, d, yt) for t in tiles for c, d in ((True, 0), (False, 0), (False, 1), (False, 2))
-            if (t.mb == 1 or not c) and t.takes(d) and (d < 2 or t in with_xt)
+    return [t.name(dtype, c, s, d, yt) for t in tiles for c, d in ((True, 0), (False, 0), (False, 1), (False, 2), (True, 3))
+            if (t.mb == 1 or not c) and t.takes(d) and (d < 2 or d == 3 or t in with_xt)
             for s, yt in ((False, False), (True, False), (False, True)) if (not s or t.splittable) and (not yt or t in with_yt)]
 
 
