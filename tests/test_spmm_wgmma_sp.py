@@ -74,7 +74,8 @@ def test_experiment_knobs_compile_without_spills():
     copies or the wgmma out; the 64-bit gather addresses of v17; the A-register ring's depth and
     the L2 prefetch of v21; the stage-clock trace of v113, its epilogue marks on the persistent tiles
     of v147, and their A preloads before the epilogue, as before v148; the one-store-per-element
-    staging of the epilogue, as before v164) stay buildable for A/B runs."""
+    staging of the epilogue, as before v164; the slab producer's empty barriers of v202) stay buildable
+    for A/B runs."""
     defines = {"VNM_WG_COLUMN_LOOKAHEAD": 3, "VNM_WG_SKIP_B": 1, "VNM_WG_SKIP_MMA": 1, "VNM_WG_GATHER_OFF32": 0,
                "VNM_WG_AREG_SETS": 3, "VNM_WG_TRACE": 1}
     module = jit.compile(W.SOURCE, W.name_expressions(torch.bfloat16, W.TILES + W.SMEM_A_TILES), "sm_90a", defines=defines)
@@ -91,6 +92,9 @@ def test_experiment_knobs_compile_without_spills():
     # the L2 prefetch adds producer registers: it fits the one-block tiles (the 256 x 128 one spills)
     names = [t.name(torch.bfloat16, False, False, True) for t in W.TILES if t.mb == 1]
     module = jit.compile(W.SOURCE, names, "sm_90a", defines={"VNM_WG_AREG_PREFETCH": 4})
+    assert all(r.spills == 0 and r.stack_bytes == 0 for r in module.resources().values())
+    module = jit.compile(W.SOURCE, W.name_expressions(torch.bfloat16, tuple(W.SLAB_TILES.values())), "sm_90a",
+                         defines={"VNM_WG_SLAB_SYNC": 0})
     assert all(r.spills == 0 and r.stack_bytes == 0 for r in module.resources().values())
 
 

@@ -77,8 +77,8 @@ class WgTile:
         pipe = self.stages * self.stage_bytes + 2 * self.stages * 8
         tokens = 64 if self.persistent else self.bn
         epilogue = (self.bm * (tokens + 8) if yt else tokens * (self.bm + 8)) * 2
-        if self.slab:  # the slabs and their barriers after both, 1024-byte aligned
-            return -(-max(pipe, epilogue) // 1024) * 1024 + 16 * 64 * 2 * self.bn + 8 * SLAB_MAX_SLOTS + 1024
+        if self.slab:  # the slabs and their full / empty barriers after both, 1024-byte aligned
+            return -(-max(pipe, epilogue) // 1024) * 1024 + 16 * 64 * 2 * self.bn + 16 * SLAB_MAX_SLOTS + 1024
         if not self.persistent:
             return max(pipe, epilogue) + 1024
         off_epi = -(-pipe // 1024) * 1024

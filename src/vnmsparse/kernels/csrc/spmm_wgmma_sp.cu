@@ -172,6 +172,13 @@ constexpr int KS = 16;         // groups per pipeline stage
 // step's ceil(M / 4) boxes (16 M columns, M <= 16) as fit, at most SLAB_MAX_SLOTS, loaded that many
 // steps ahead less one (v200b: 8 slots at M = 8, 7 steps ahead, ran slower than 4).
 constexpr int SLAB_MAX_SLOTS = 4;
+// How the producer threads hand a slab slot back and their B writes on (experiment knob): 1 (v200)
+// a proxy fence each and a producer-wide bar.sync a stage, before the slot is refilled; 0 (v202,
+// prepared, not run) no fence (the consumers' fence after their acquire orders the B writes, as for
+// cp.async) and an arrival each on the slot's empty barrier, which only the refilling thread waits for.
+#ifndef VNM_WG_SLAB_SYNC
+#define VNM_WG_SLAB_SYNC 1
+#endif
 __host__ __device__ constexpr int slab_bytes(int bn) { return 16 * 64 * 2 * bn; }
 // Steps of a CTA's first tile prefetched into L2 before it waits for the previous kernel (PDL).
 // Few: the prefetch competes with the ring's own first copies for DRAM (H200 v83/v83b, 0 / 4 / 16 /
@@ -318,7 +325,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   // (one CTA of 256 threads per SM) needs no reallocation: its entry count already covers the
   // consumer (ptxas reports it), so only the producer shrinks (an .inc to at most the current
   // count would be ill-formed).
-  constexpr int PRODUCER_REGS = (AREG == 1 && X_TMA) ? 56 : VNM_WG_PRODUCER_REGS;  // AREG 1 + TMA_X: one TMA per stage
+  // (AREG 1 + TMA_X: one TMA per stage; SLAB: the copy of the kept columns, which spilled 64-120
+  // bytes at 72 with VNM_WG_SLAB_SYNC 0)
+  constexpr int PRODUCER_REGS = (AREG == 1 && X_TMA) ? 56 : SLAB ? 88 : VNM_WG_PRODUCER_REGS;
   constexpr int ENTRY_REGS = (65536 / (P::NT * P::CTAS_PER_SM)) & ~7;  // what __launch_bounds__ grants
   constexpr int CONSUMER_REGS =
       (NC == 256 || P::CTAS_PER_SM == 2) ? ((P::NT / 128 * ENTRY_REGS - PRODUCER_REGS) / (NC / 128)) & ~7 : 0;
@@ -335,6 +344,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   // SLAB: the slabs (1024-byte aligned, past the pipeline and the epilogue's staging), then their barriers
   unsigned char* sRaw = smem + ((P::PIPE > P::EPI ? P::PIPE : P::EPI) + 1023) / 1024 * 1024;
   u64* slab_full = reinterpret_cast<u64*>(sRaw + wg::slab_bytes(BN));
+  u64* slab_empty = slab_full + wg::SLAB_MAX_SLOTS;  // (VNM_WG_SLAB_SYNC 0)
 
   const int tid = threadIdx.x;
   // Without PERSIST a CTA runs the one tile (blockIdx.x, blockIdx.y). With it the grid is what
@@ -384,7 +394,10 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       mbar_init(&empty[s], CLUSTER * NC / 32);  // one arrival per consumer warp of the cluster
     }
     if (SLAB)
-      for (int s = 0; s < wg::SLAB_MAX_SLOTS; ++s) mbar_init(&slab_full[s], 1);  // the TMA issuer's expect_tx
+      for (int s = 0; s < wg::SLAB_MAX_SLOTS; ++s) {
+        mbar_init(&slab_full[s], 1);     // the TMA issuer's expect_tx
+        mbar_init(&slab_empty[s], 128);  // every producer thread, done reading it
+      }
     mbar_init_fence();
   }
   if constexpr (CLUSTER > 1) {
@@ -441,6 +454,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       const int slots = min(wg::SLAB_MAX_SLOTS, wg::slab_bytes(BN) / slot_bytes);
       auto load_slab = [&](int it) {
         if (SLAB && tid == 0 && it < nsteps) {
+          if (!VNM_WG_SLAB_SYNC && it >= slots) mbar_wait(&slab_empty[it % slots], ((it / slots) & 1) ^ 1);
           u64* bar = &slab_full[it % slots];
           mbar_arrive_expect_tx(bar, slot_bytes);
           const u32 dst = smem_addr(sRaw + (it % slots) * slot_bytes);
@@ -525,9 +539,13 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
             *reinterpret_cast<uint4*>(base + row * GB::SW + 16 * ((c & (GB::CHUNKS - 1)) ^ ((row >> GB::ROW_SHIFT) & (GB::CHUNKS - 1)))) =
                 make_uint4(w[0], w[1], w[2], w[3]);
           }
-          // these generic writes before the consumers' wgmma (async proxy) reads, and this thread's slab
-          // reads before the TMA that refills the slot (issued after the barrier below)
-          fence_proxy_async_smem();
+          if (VNM_WG_SLAB_SYNC) {
+            // these generic writes before the consumers' wgmma (async proxy) reads, and this thread's
+            // slab reads before the TMA that refills the slot (issued after the barrier below)
+            fence_proxy_async_smem();
+          } else {
+            mbar_arrive(&slab_empty[it % slots]);
+          }
         }
         if constexpr (!TMA_X && !VNM_WG_SKIP_B) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
           const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
@@ -550,7 +568,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         }
         if constexpr (SLAB) {
           mbar_arrive(&full[s]);
-          named_barrier_sync(6, 128);  // every producer thread is done with the slot that load_slab refills next
+          // every producer thread is done with the slot that load_slab refills next
+          if (VNM_WG_SLAB_SYNC) named_barrier_sync(6, 128);
         } else {
           cp_async_mbar_arrive_noinc(&full[s]);
         }
