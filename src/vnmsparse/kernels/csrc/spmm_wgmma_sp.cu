@@ -425,6 +425,14 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     const u32 row_bytes = static_cast<u32>(ldx) * sizeof(T);
     const u32 b_lane = smem_addr(sB) + (c >> GB::CHUNK_SHIFT) * (wg::KROWS * GB::SW) + warp * RPW * GB::SW;
     const int myrow = lane & (RPW - 1);  // stage row 16w + myrow: group 4w + myrow / 4, slot myrow % 4
+    // (this lane's X column, from its group's column word: slot myrow % 4 of group g0 + 4w + myrow / 4;
+    // and where chunk c of stage row `row` lands in B)
+    auto lane_column = [&](int g0, u32 word) {
+      return (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((word >> (8 * (myrow & 3))) & 0xffu);
+    };
+    auto chunk_at = [&](u32 stage_base, int row) {
+      return stage_base + row * GB::SW + 16 * ((c & (GB::CHUNKS - 1)) ^ ((row >> GB::ROW_SHIFT) & (GB::CHUNKS - 1)));
+    };
     int g = 0;
     for (int tile = first; tile < ntiles; tile += stride, g += nsteps) {
       const int row0 = row_of(tile), tok0 = tok_of(tile);
@@ -521,8 +529,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           load_slab(it + slots - 1);
           mbar_wait(&slab_full[it % slots], (it / slots) & 1);
           const unsigned char* slab = sRaw + (it % slots) * slot_bytes;
-          const int kmine = (warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
-          unsigned char* base = sB + s * P::B + (c >> GB::CHUNK_SHIFT) * (wg::KROWS * GB::SW) + warp * RPW * GB::SW;
+          const int kmine = lane_column(0, wcur);  // (from the stage's first column)
+          const u32 base = b_lane + s * P::B - smem_addr(sB);  // (an offset into sB)
 #pragma unroll
           for (int i = 0; i < RPW / RPI; ++i) {
             const int row = i * RPI + rsub;
@@ -536,8 +544,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
               const u16 hi = *reinterpret_cast<const u16*>(src + (t0 + 1) * 128 + 16 * (((col & 63) >> 3) ^ (2 * h + 1)));
               w[h] = static_cast<u32>(lo) | (static_cast<u32>(hi) << 16);
             }
-            *reinterpret_cast<uint4*>(base + row * GB::SW + 16 * ((c & (GB::CHUNKS - 1)) ^ ((row >> GB::ROW_SHIFT) & (GB::CHUNKS - 1)))) =
-                make_uint4(w[0], w[1], w[2], w[3]);
+            *reinterpret_cast<uint4*>(sB + chunk_at(base, row)) = make_uint4(w[0], w[1], w[2], w[3]);
           }
           if (VNM_WG_SLAB_SYNC) {
             // these generic writes before the consumers' wgmma (async proxy) reads, and this thread's
@@ -548,7 +555,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           }
         }
         if constexpr (!TMA_X && !VNM_WG_SKIP_B) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
-          const int kmine = (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((wcur >> (8 * (myrow & 3))) & 0xffu);
+          const int kmine = lane_column(g0, wcur);
           const u32 base = b_lane + s * P::B;
 #pragma unroll
           for (int i = 0; i < RPW / RPI; ++i) {
@@ -558,7 +565,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
             const void* src = VNM_WG_GATHER_OFF32
                                   ? static_cast<const void*>(xbytes + (ok ? static_cast<u32>(k) * row_bytes + col_bytes : 0u))
                                   : static_cast<const void*>(ok ? xcol + static_cast<size_t>(k) * ldx : xt);
-            cp_async16_s(base + row * GB::SW + 16 * ((c & (GB::CHUNKS - 1)) ^ ((row >> GB::ROW_SHIFT) & (GB::CHUNKS - 1))), src, ok);
+            cp_async16_s(chunk_at(base, row), src, ok);
           }
         }
         // Codes: 8 bytes per row. Rows past R reuse row R-1's (valid) codes; their values are zero.
