@@ -763,8 +763,9 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     grid = tile.grid(r, ntok, splits, sms)
     sk_tiles = tile.stream_k_tiles(r, ntok, sms)
     counters = None
-    if sk_tiles:  # each split tile's two parts, and its count
-        partial = torch.empty(2 * sk_tiles * tile.bm * tile.bn, dtype=torch.float32, device=x.device)
+    if sk_tiles:  # each split tile's two parts (after TRACE's clocks), and its count
+        trace = 0 if TRACE is None else TRACE.numel() * 2
+        partial = torch.empty(trace + 2 * sk_tiles * tile.bm * tile.bn, dtype=torch.float32, device=x.device)
         counters = stream_k_counters(x.device, sk_tiles)
     if direct == 1:  # X row-major: boxes of 64 k x x_box tokens (K-major B)
         xmap = jit.tensor_map_2d(x2, (4 * KS, x_box(tile)))
@@ -788,6 +789,8 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     )
     if splits > 1:
         spmm_mma_sp.reduce_splits(partial, bias, y, sms)
+    if sk_tiles and TRACE is not None:
+        TRACE.view(-1).copy_(partial[:TRACE.numel() * 2].view(torch.int64))
     return y if to_yt else y.view(*x.shape[:-1], r)
 
 

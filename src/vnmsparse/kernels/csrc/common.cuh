@@ -174,6 +174,11 @@ __device__ __forceinline__ bool named_barrier_or(int id, int threads, bool pred)
       : "memory");
   return any != 0;
 }
+__device__ __forceinline__ u32 atomic_add_acq_rel_gpu(u32* p, u32 v) {
+  u32 old;
+  asm volatile("fence.acq_rel.gpu;\natom.acq_rel.gpu.global.add.u32 %0, [%1], %2;\n" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
 __device__ __forceinline__ u32 ld_acquire_gpu(const u32* p) {
   u32 v;
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");

@@ -84,12 +84,12 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
     if (VNM_WG_TRACE && !SPLIT && blockIdx.x == 0 && blockIdx.y == 0 && (g) < 256)              \
       reinterpret_cast<long long*>(partial)[(row) * 256 + (g)] = clock64();                     \
   } while (0)
-// ... and [3][1 + 16 i + p] consumer thread 0 reached epilogue point p of the CTA's i-th tile (0: its
+// ... and [3][1 + 16 i + p] consumer thread 0 reached epilogue point p of the CTA's i-th unit (0: its
 // last wgmma group retired, 1: the next tile's A preloads issued, 2 + 2 q / 3 + 2 q: pass q's
-// staging written / its stores issued).
+// staging written / its stores issued; SK: 12 / 13 a split tile's join began / ended).
 #define VNM_WG_MARK_EPI(p)                                                                      \
   do {                                                                                          \
-    if (VNM_WG_TRACE && ct == 0) VNM_WG_MARK(3, 1 + 16 * ((tile - first) / stride) + (p));      \
+    if (VNM_WG_TRACE && ct == 0) VNM_WG_MARK(3, 1 + 16 * units + (p));                          \
   } while (0)
 
 // Registers of the producer warpgroup after setmaxnreg (the consumers get the rest).
@@ -186,6 +186,13 @@ constexpr int SLAB_MAX_SLOTS = 4;
 #define VNM_WG_SLAB_SYNC 1
 #endif
 __host__ __device__ constexpr int slab_bytes(int bn) { return 16 * 64 * 2 * bn; }
+// How a stream-K part is counted in (experiment knob): 1 (v203b) as CUTLASS's barriers, the CTA's
+// barrier then one thread's acq_rel atomic (its release covers the CTA's part stores, its acquire the
+// other part's), the tail counting in without looking first; 0 (v203) a __threadfence (fence.sc) by
+// every thread around the atomic and a look first.
+#ifndef VNM_WG_SK_SYNC
+#define VNM_WG_SK_SYNC 1
+#endif
 // Steps of a CTA's first tile prefetched into L2 before it waits for the previous kernel (PDL).
 // Few: the prefetch competes with the ring's own first copies for DRAM (H200 v83/v83b, 0 / 4 / 16 /
 // 64 / all: LLaMA 2:4 T = 64 18.2 / 18.2 / 18.9 / 23.7 / 24.7 us, 4096^2 2:4 T = 64 9.7 / 9.6 /
@@ -737,22 +744,25 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     // counts itself in, and the CTA writes the tile only if the other came in meanwhile.
     auto sk_join = [&](int tile, bool head) -> bool {
       constexpr int F4 = MB * BN / 8;  // float4s of a thread's accumulators
-      float4* const part = reinterpret_cast<float4*>(partial) + static_cast<size_t>(2 * tile) * F4 * NC + ct;
+      // (VNM_WG_TRACE: after the trace's 8 KB)
+      float4* const part = reinterpret_cast<float4*>(partial) + (VNM_WG_TRACE ? 512 : 0) + static_cast<size_t>(2 * tile) * F4 * NC + ct;
       float4* const mine = part + (head ? 0 : F4 * NC);
       const float4* const other = part + (head ? F4 * NC : 0);
-      bool in = named_barrier_or(1, NC, ct == 0 && ld_acquire_gpu(counters + tile) != 0);
+      // (the head's CTA runs it last, so a tail rarely finds the head in and does not look (SK_SYNC 1))
+      bool in = (head || !VNM_WG_SK_SYNC) && named_barrier_or(1, NC, ct == 0 && ld_acquire_gpu(counters + tile) != 0);
       if (!in) {
 #pragma unroll
         for (int j = 0; j < F4; ++j) {
           const float* a = &acc[4 * j / (BN / 2)][4 * j % (BN / 2)];
           __stcg(mine + j * NC, make_float4(a[0], a[1], a[2], a[3]));
         }
-        __threadfence();
+        if (!VNM_WG_SK_SYNC) __threadfence();
         named_barrier_sync(1, NC);
-        in = named_barrier_or(1, NC, ct == 0 && atomicAdd(counters + tile, 1u) != 0);
+        in = named_barrier_or(1, NC, ct == 0 && (VNM_WG_SK_SYNC ? atomic_add_acq_rel_gpu(counters + tile, 1u)
+                                                                 : atomicAdd(counters + tile, 1u)) != 0);
         if (!in) return false;
       }
-      __threadfence();
+      if (!VNM_WG_SK_SYNC) __threadfence();
 #pragma unroll
       for (int j = 0; j < F4; ++j) {
         const float4 o = __ldcg(other + j * NC);
@@ -764,9 +774,10 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     };
 
     int g = 0, epi_pass = 0;  // (epi_pass: the epilogue's passes so far, whose box each one takes)
+    int units = 0;            // (VNM_WG_TRACE: units so far)
     // g stays the constant 0 with one tile per CTA (a runtime g cost the decode tile ~11 instructions a
     // stage; the producer keeps it: constant there, some gathered variants spilled)
-    for (Unit u = first_unit(); u.tile < ntiles; g += PERSIST ? u.ke - u.kb : 0, u = next_unit(u)) {
+    for (Unit u = first_unit(); u.tile < ntiles; g += PERSIST ? u.ke - u.kb : 0, u = next_unit(u), ++units) {
       const int tile = u.tile, kbeg = u.kb, nsteps = u.ke - u.kb;
       const int row0 = row_of(tile), tok0 = tok_of(tile);
 #pragma unroll
@@ -878,7 +889,11 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
 
       if constexpr (SK) {
         // A part of a split tile: count it in; unless the other part is in, leave it for that one's CTA
-        if (tile < sk_tiles && nsteps < total_steps && !sk_join(tile, kbeg == 0)) {
+        const bool split = tile < sk_tiles && nsteps < total_steps;
+        if (split) VNM_WG_MARK_EPI(12);
+        const bool joins = !split || sk_join(tile, kbeg == 0);
+        if (split) VNM_WG_MARK_EPI(13);
+        if (!joins) {
           if ((TMA_EPI || PRELOAD_LATE) && next_unit(u).tile < ntiles) preload(next_unit(u));
           continue;
         }
