@@ -266,18 +266,21 @@ def test_stream_k_choice():
     # LLaMA-7B gate/up, plain 2:4 by TMA: T = 512 172 tiles of 128 x 256 (1.3 waves), T = 2048 688 (5.2)
     assert W.choose_tile(512, 11008, 128, 132, m=4, tma_x=True) == sk256
     assert W.choose_tile(2048, 11008, 128, 132, m=4, tma_x=True) == sk256
-    assert sk256.stream_k_tiles(11008, 512, 132) == 172 and sk256.stream_k_tiles(11008, 2048, 132) == 160
+    # (T = 512: 40 tiles past the whole wave, in halves over 80 CTAs; T = 2048: 28 over 56)
+    assert sk256.stream_k_tiles(11008, 512, 132) == (40, 80) and sk256.stream_k_tiles(11008, 2048, 132) == (28, 56)
+    assert sk256.stream_k_tiles(11008, 1000, 132) == (212, 132)  # (80 past 2 waves: 2.6 over every CTA)
     # whole waves (4096^2 x 8192: 256 tiles of 128 x 256 against 132 SMs: 1.94 waves) stay data-parallel
     assert W.choose_tile(8192, 4096, 128, 132, m=4, tma_x=True) == W.TILE_TABLE[(128, 256)]
     assert W.choose_tile(1000, 11008, 128, 132, m=16) == sk256  # (gathered too)
-    assert sk128.stream_k_tiles(4096, 4096, 128) == 0  # whole waves
+    assert sk128.stream_k_tiles(4096, 4096, 128) == (0, 1)  # whole waves
     for sms in (3, 5, 7, 132):
         for tile in (sk256, sk128):
             for rows, t, steps in ((1000, 700, 9), (11008, 2048, 64), (389, 1000, 2), (4096, 300, 100)):
-                sk, ctas = tile.stream_k_tiles(rows, t, sms), tile.grid(rows, t, 1, sms)[0]
+                (sk, sk_ctas), ctas = tile.stream_k_tiles(rows, t, sms), tile.grid(rows, t, 1, sms)[0]
                 tiles = tile.row_tiles(rows) * -(-t // tile.bn)
-                assert sk == 0 or (ctas <= sk < 2 * ctas and (tiles - sk) % ctas == 0)
-                assert sk * steps // ctas >= steps or sk == 0
+                assert (tiles - sk) % ctas == 0 and sk_ctas <= ctas
+                # each range a tile's steps or more, or exactly half of one: at most two parts a tile
+                assert sk == 0 or sk * steps // sk_ctas >= steps or sk_ctas == 2 * sk
 
 
 def test_split_choice():
@@ -569,7 +572,7 @@ def test_stream_k(tile, monkeypatch):
                               r, k, t, v, m, dtype, bias, gen, what=f"tile={tile} sms={sms} {kw}")
 
         for r, k, t in ((1000, 8 * 71, 700), (389, 4096, 1000), (700, 2000, 300), (700, 40, 300)):
-            assert tile.stream_k_tiles(r, t, sms) > 0
+            assert tile.stream_k_tiles(r, t, sms)[0] > 0
             case(r, k, t, 128, 4, torch.bfloat16, True, tma_x=True)
             case(r, k + 3, t, 128, 4, torch.float16, False, tma_x=False)
             case(r, k + 3, t, 128, 16, torch.bfloat16, True)

@@ -23,7 +23,7 @@ SOURCE = "spmm_wgmma_sp.cu"
 LAYOUT = "wgmma_sp"  # the ops layout name (dispatch key); the tensors are layout_of's
 KS = spmm_mma_sp.KS  # groups per pipeline stage; must match wg::KS in the .cu
 _CTYPE = {torch.float16: "__half", torch.bfloat16: "__nv_bfloat16"}
-_PARAMS = ("ptr",) * 8 + ("i32",) * 11 + ("tmap", "tmap", "tmap")
+_PARAMS = ("ptr",) * 8 + ("i32",) * 12 + ("tmap", "tmap", "tmap")
 SMEM_PER_SM = 233472  # H100/H200: 228 KB per SM, of which 1 KB is reserved per resident CTA
 
 
@@ -151,12 +151,17 @@ class WgTile:
             return (row_tiles, tok_tiles, splits)
         return (min(row_tiles * tok_tiles, max(self.cluster, sms * self.ctas_per_sm // self.cluster * self.cluster)), 1, 1)
 
-    def stream_k_tiles(self, rows: int, ntok: int, sms: int) -> int:
-        """The kernel's sk_tiles: the tiles whose k-steps a stream_k grid shares out evenly, all of them
-        past the last whole wave but one (so each CTA's share holds a tile's steps or more); 0 where
-        the tiles make whole waves."""
+    def stream_k_tiles(self, rows: int, ntok: int, sms: int) -> tuple:
+        """The kernel's (sk_tiles, sk_ctas): the tiles whose k-steps a stream_k grid shares out evenly
+        over its first sk_ctas CTAs: the tiles past the last whole wave in halves where they are at most
+        half a wave (STREAM_K_HALVES), else all of them past the last whole wave but one over every CTA
+        (so each CTA's share holds a tile's steps or more); (0, 1) where the tiles make whole waves."""
         tiles, ctas = self.row_tiles(rows) * -(-ntok // self.bn), self.grid(rows, ntok, 1, sms)[0]
-        return 0 if not self.stream_k or tiles % ctas == 0 else tiles - (tiles // ctas - 1) * ctas
+        if not self.stream_k or tiles % ctas == 0:
+            return 0, 1
+        if STREAM_K_HALVES and 2 * (tiles % ctas) <= ctas:
+            return tiles % ctas, 2 * (tiles % ctas)
+        return tiles - (tiles // ctas - 1) * ctas, ctas
 
 
 def _b(flag: bool) -> str:
@@ -330,7 +335,11 @@ TALL_TILE_COST = 1.9
 # the last whole one but one in equal shares of k-steps: its cost is the waves' fraction times
 # STREAM_K_COST (a guess: the persistent form's and the parts' overhead).
 STREAM_K = True
-STREAM_K_COST = 1.1
+STREAM_K_COST = 1.05
+# v203c: ... and runs the tiles past the last whole wave in halves (two CTAs a tile, at k = 0 and K / 2)
+# where they fill at most half a wave: the CTAs' ranges of v203 start at every k, which slowed each
+# stage (v203c trace: 601 against 478 cycles) (A/B switch: False shares them over all CTAs).
+STREAM_K_HALVES = True
 
 
 # Experiment: an int64 [4, 256] CUDA tensor that builds with VNM_WG_TRACE=1 record stage clocks into
@@ -398,7 +407,10 @@ def _prefill_tile(ntok: int, row_tiles: int, bm: int, persist: bool, sms: int, t
         def cost(tile, per_wave):
             tiles = -(-row_tiles // (tile.bm // bm)) * -(-ntok // tile.bn)
             if tile.stream_k:  # (one wave or whole waves: the data-parallel tile)
-                return tiles / sms * per_wave * STREAM_K_COST if tiles > sms and tiles % sms else float("inf")
+                if tiles <= sms or not tiles % sms:
+                    return float("inf")
+                halves = STREAM_K_HALVES and 2 * (tiles % sms) <= sms
+                return (tiles // sms + 0.5 if halves else tiles / sms) * per_wave * STREAM_K_COST
             return -(-tiles // (sms * tile.ctas_per_sm)) * per_wave
 
         # (128 x 256 wins a tie with 128 x 128; 256 x 128 and the stream-K forms must beat both)
@@ -761,7 +773,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         tile = grouped(tile, per_split, cols is not None)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else TRACE
     grid = tile.grid(r, ntok, splits, sms)
-    sk_tiles = tile.stream_k_tiles(r, ntok, sms)
+    sk_tiles, sk_ctas = tile.stream_k_tiles(r, ntok, sms)
     counters = None
     if sk_tiles:  # each split tile's two parts (after TRACE's clocks), and its count
         trace = 0 if TRACE is None else TRACE.numel() * 2
@@ -784,7 +796,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct, to_yt and splits == 1), epi_tma).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, counters, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS,
-         sk_tiles, xmap, amap, ymap),
+         sk_tiles, sk_ctas, xmap, amap, ymap),
         shared_mem=tile.smem(to_yt, epi_tma), cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
     )
     if splits > 1:

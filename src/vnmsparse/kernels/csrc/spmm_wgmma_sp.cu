@@ -46,7 +46,8 @@
 // running on, the epilogue staged apart from it; CLUSTER (v25, opt-in, plain 2:4 by TMA): the row
 // tiles of a cluster share each X box by multicast and release stages on every CTA's barriers;
 // SK (v203, stream-K, persistent): the k-steps of the first `sk_tiles` tiles are cut into one equal
-// range per CTA (each at least a tile's steps, so a tile has at most two parts), which it runs first,
+// range per CTA of the first `sk_ctas` (each at least a tile's steps, or exactly half of one: so a tile
+// has at most two parts), which it runs first,
 // then the other tiles data-parallel. A tile split between two CTAs: each CTA counts its part in on
 // `counters[tile]` (zero between launches); the one that finds the other part in adds it and writes
 // the tile (the head's CTA, which runs it last, usually finds the tail long written and stores nothing),
@@ -305,7 +306,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     spmm_wgmma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                   const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                   float* __restrict__ partial, u32* __restrict__ counters, int R, int K, int ntok, int ntok_load,
-                  int ldx, int Gp, int m, int v, int steps_per_split, int raster, int sk_tiles,
+                  int ldx, int Gp, int m, int v, int steps_per_split, int raster, int sk_tiles, int sk_ctas,
                   const __grid_constant__ TensorMap xmap,
                   const __grid_constant__ TensorMap amap, const __grid_constant__ TensorMap ymap) {
   constexpr bool SLAB = TMA_X == 3;                   // X slabs by TMA, the kept columns copied by the producer
@@ -397,7 +398,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   };
   // (CTA c's range: stream-K steps sk_end(c - 1) .. sk_end(c) - 1; recomputed where needed, a register
   // less for the producer's gather, which spilled)
-  auto sk_end = [&](int c) { return static_cast<int>(static_cast<long long>(c + 1) * sk_tiles * total_steps / gridDim.x); };
+  auto sk_end = [&](int c) {
+    return static_cast<int>(static_cast<long long>(min(c + 1, sk_ctas)) * sk_tiles * total_steps / sk_ctas);
+  };
   auto sk_unit = [&](int pos) {  // the piece of the range from stream-K step pos on
     const int tile = pos / total_steps, kb = pos - tile * total_steps;
     return Unit{tile, kb, min(total_steps, kb + sk_end(blockIdx.x) - pos)};
