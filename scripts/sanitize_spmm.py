@@ -2,7 +2,7 @@
 
 Run: compute-sanitizer --tool memcheck python scripts/sanitize_spmm.py [--tiles p,c2,c4 | --split-only |
 --cp-async-only]
-(--tiles: only the wgmma.sp tiles whose names end with one of these suffixes (x: the slab tiles, k: stream-K), so that racecheck's
+(--tiles: only the wgmma.sp tiles whose names end with one of these suffixes (x: the slab tiles), so that racecheck's
 100 displayed hazards are theirs; --split-only: only the wgmma.sp decode tiles with K splits.)
 """
 import argparse
@@ -95,14 +95,11 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
             if t <= tile.bn and str(tile).endswith(ONLY or str(tile)):
                 check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=tile, splits=splits), f"wgmma {tile}")
         # the 256 x 128 tiles (two m64 blocks per consumer) and v22's staged fragment image
-        # and the stream-K ones (v203)
-        extra = [t2 for t2 in W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES + tuple(W.STREAM_K_TILES.values())
+        extra = [t2 for t2 in W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES
                  if t2.bn >= 128 and (cfg.m == 4 or cfg.v % t2.bm == 0)
                  and t2.fits_frag_image(r) and str(t2).endswith(ONLY or str(t2))]
-        sms = W._sms
+        sms, W._sms = W._sms, (lambda index: 2)  # persistent tiles: a 2-SM grid, many tiles per CTA
         for tile in extra if splits is None and t > 64 else ():
-            # persistent tiles: a 2-SM grid, many tiles per CTA; stream-K: 5, where these cases' tiles split
-            W._sms = (lambda index: 5) if tile.stream_k else (lambda index: 2)
             tma = cfg.m == 4 and W.x_direct(x, False)
             if (tile.mb == 2 or tile.cluster > 1) and (cfg.m != 4 or ((tile.staged or tile.cluster > 1) and not tma)):
                 continue

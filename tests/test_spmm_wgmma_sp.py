@@ -170,7 +170,6 @@ def test_tiles_fit_shared_memory():
 
 
 def test_tile_choice(monkeypatch):
-    monkeypatch.setattr(W, "STREAM_K", False)  # (test_stream_k_choice)
     assert W.row_tile(64) == 64 and W.row_tile(128) == 128 and W.row_tile(256) == 128 and W.row_tile(192) == 64
     for v in (16, 32, 48, 96):
         assert W.row_tile(v) is None
@@ -253,34 +252,6 @@ def test_tile_choice(monkeypatch):
     assert W.choose_tile(64, 11008, 128, 132, m=4) == W.STAGED_2_4 and W.choose_tile(64, 4096, 128, 132, m=4, tma_x=True) == W.STAGED_2_4
     for v in (16, 32, 64):  # m = 4 keeps every column: the row tile ignores V
         assert W.row_tile(v, 4) == 128 and W.choose_tile(4096, 4096, v, 132, m=4).bm == 128
-
-
-def test_stream_k_choice():
-    """The stream-K forms (v203) where the waves past the last whole one cost more than their fraction
-    times STREAM_K_COST; each CTA's share of the stream-K steps holds at least a tile's steps."""
-    sk256, sk128 = W.STREAM_K_TILES[(128, 256)], W.STREAM_K_TILES[(128, 128)]
-    assert sk256.persistent and sk256.stream_k and str(sk256) == "wg128x256s6r1pk"
-    assert sk256.name(torch.bfloat16, False, False, 1).endswith(", 1, 1, true, 1, 1, false, true>")
-    with pytest.raises(ValueError, match="stream_k"):
-        W.WgTile(128, 256, 6, 1, True, stream_k=True)
-    # LLaMA-7B gate/up, plain 2:4 by TMA: T = 512 172 tiles of 128 x 256 (1.3 waves), T = 2048 688 (5.2)
-    assert W.choose_tile(512, 11008, 128, 132, m=4, tma_x=True) == sk256
-    assert W.choose_tile(2048, 11008, 128, 132, m=4, tma_x=True) == sk256
-    # (T = 512: 40 tiles past the whole wave, in halves over 80 CTAs; T = 2048: 28 over 56)
-    assert sk256.stream_k_tiles(11008, 512, 132) == (40, 80) and sk256.stream_k_tiles(11008, 2048, 132) == (28, 56)
-    assert sk256.stream_k_tiles(11008, 1000, 132) == (212, 132)  # (80 past 2 waves: 2.6 over every CTA)
-    # whole waves (4096^2 x 8192: 256 tiles of 128 x 256 against 132 SMs: 1.94 waves) stay data-parallel
-    assert W.choose_tile(8192, 4096, 128, 132, m=4, tma_x=True) == W.TILE_TABLE[(128, 256)]
-    assert W.choose_tile(1000, 11008, 128, 132, m=16) == sk256  # (gathered too)
-    assert sk128.stream_k_tiles(4096, 4096, 128) == (0, 1)  # whole waves
-    for sms in (3, 5, 7, 132):
-        for tile in (sk256, sk128):
-            for rows, t, steps in ((1000, 700, 9), (11008, 2048, 64), (389, 1000, 2), (4096, 300, 100)):
-                (sk, sk_ctas), ctas = tile.stream_k_tiles(rows, t, sms), tile.grid(rows, t, 1, sms)[0]
-                tiles = tile.row_tiles(rows) * -(-t // tile.bn)
-                assert (tiles - sk) % ctas == 0 and sk_ctas <= ctas
-                # each range a tile's steps or more, or exactly half of one: at most two parts a tile
-                assert sk == 0 or sk * steps // sk_ctas >= steps or sk_ctas == 2 * sk
 
 
 def test_split_choice():
@@ -554,45 +525,6 @@ def test_persistent_tile_loops(tile, raster, epi_tma, monkeypatch):
         if tile.mb == 1:
             case(r, k + 3, t, 128, 16, torch.bfloat16, True)
             case(r, k, t, tile.bm, 8, torch.float16, True)
-
-
-@pytest.mark.gpu
-@needs_sm90a
-@pytest.mark.parametrize("tile", list(W.STREAM_K_TILES.values()), ids=str)
-def test_stream_k(tile, monkeypatch):
-    """Stream-K (v203) on grids made small (5 and 7 'SMs'), so that most tiles are split between two
-    CTAs: ragged R, K and T, plain 2:4 by TMA and over X^T, gathered V:2:M, one k-step a tile; the
-    counts reset for the next launch (repeated launches and CUDA-graph replays give bitwise the same Y)."""
-    gen = torch.Generator().manual_seed(tile.bn + 7)
-    for sms in (5, 7):
-        monkeypatch.setattr(W, "_sms", lambda index: sms)
-
-        def case(r, k, t, v, m, dtype, bias, **kw):
-            return check_case(lambda x, vw, b, out: W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, v, m, tile=tile, out=out, **kw),
-                              r, k, t, v, m, dtype, bias, gen, what=f"tile={tile} sms={sms} {kw}")
-
-        for r, k, t in ((1000, 8 * 71, 700), (389, 4096, 1000), (700, 2000, 300), (700, 40, 300)):
-            assert tile.stream_k_tiles(r, t, sms)[0] > 0
-            case(r, k, t, 128, 4, torch.bfloat16, True, tma_x=True)
-            case(r, k + 3, t, 128, 4, torch.float16, False, tma_x=False)
-            case(r, k + 3, t, 128, 16, torch.bfloat16, True)
-        case(1000, 1003, 600, 64 if tile.bm == 64 else 128, 8, torch.float16, True)
-    # repeated launches and graph replays: the same bits
-    cfg = vs.VNMConfig(128, 2, 8)
-    w = random_vnm(1000, 2048, cfg, torch.bfloat16, "cuda", gen)
-    vw, x = vs.pack(w, cfg), torch.randn(700, 2048, generator=gen).to(torch.bfloat16).cuda()
-    run = lambda: W.spmm_sm90a(x, *W.layout_of(vw), None, 1000, 2048, 128, 8, tile=tile)
-    y0 = run()
-    assert all(torch.equal(run(), y0) for _ in range(3))
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        yg = run()
-    for _ in range(3):
-        yg.fill_(float("nan"))
-        graph.replay()
-        torch.cuda.synchronize()
-        assert torch.equal(yg, y0)
-    assert torch.equal(run(), y0)
 
 
 @pytest.mark.gpu

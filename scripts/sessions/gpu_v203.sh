@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# v203: stream-K (the persistent 128 x 128 / 128 x 256 a_regs tiles with SK: the waves past the last
+# (Runs on branch `stream-k`, where the SK code lives.) v203: stream-K (the persistent 128 x 128 / 128 x 256 a_regs tiles with SK: the waves past the last
 # whole one but one shared out in equal k-step ranges, a split tile's two parts joined by the CTA that
 # finds the other part counted in). Predicted (NOTES lever 4): LLaMA gate/up 2:4 T = 512 66.5 -> ~48 us,
 # T = 1000 -13%, T = 2048 224 -> ~210; gathered patterns at mid T similar fractions. The GPU tests and

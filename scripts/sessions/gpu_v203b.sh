@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# v203b: why stream-K lost (v203: +1..+25%). Hypothesis: its k-ranges break the A sharing between the
+# (Runs on branch `stream-k`, where the SK code lives.) v203b: why stream-K lost (v203: +1..+25%). Hypothesis: its k-ranges break the A sharing between the
 # token tiles of one row tile that data-parallel waves get (both CTAs load the same A at the same time),
 # so every A load waits on DRAM. Predicted: with one token tile (70B gate/up T <= 256) SK wins (~1.7
 # against 2 waves); numbering token tile fastest (RASTER_ROWS = 1) helps SK and the persistent tile.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# v203c: where stream-K's time goes. v203b: SK lost even with one token tile (70B gate/up T = 256: DP
+# (Runs on branch `stream-k`, where the SK code lives.) v203c: where stream-K's time goes. v203b: SK lost even with one token tile (70B gate/up T = 256: DP
 # 129.8, persistent 136.4, SK 150.3 us), so not (only) lost A sharing. (1) the SK GPU tests with the
 # CUTLASS-style count-in (VNM_WG_SK_SYNC=1: no fence.sc by every thread, tails do not look first);
 # (2) stage clocks of CTA 0 (a full tile then a head) for the SK and plain persistent tiles; (3) A/B

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# v203d: stream-K in halves. v203c's trace: every stage of the SK CTA ran slower (601 against 478
+# (Runs on branch `stream-k`, where the SK code lives.) v203d: stream-K in halves. v203c's trace: every stage of the SK CTA ran slower (601 against 478
 # cycles, waiting longer for X) while its CTAs' ranges started at every k; in halves the CTAs of the
 # tiles past the last whole wave start at k = 0 or K / 2. Predicted: LLaMA gate/up 2:4 T = 512 (40
 # tiles past one wave) 66 -> ~50 us, T = 2048 218 -> ~205; LLaMA-13B down T = 2048 (56 past 2 waves).

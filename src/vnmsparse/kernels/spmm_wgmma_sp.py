@@ -23,7 +23,7 @@ SOURCE = "spmm_wgmma_sp.cu"
 LAYOUT = "wgmma_sp"  # the ops layout name (dispatch key); the tensors are layout_of's
 KS = spmm_mma_sp.KS  # groups per pipeline stage; must match wg::KS in the .cu
 _CTYPE = {torch.float16: "__half", torch.bfloat16: "__nv_bfloat16"}
-_PARAMS = ("ptr",) * 8 + ("i32",) * 12 + ("tmap", "tmap", "tmap")
+_PARAMS = ("ptr",) * 7 + ("i32",) * 10 + ("tmap", "tmap", "tmap")
 SMEM_PER_SM = 233472  # H100/H200: 228 KB per SM, of which 1 KB is reserved per resident CTA
 
 
@@ -42,15 +42,12 @@ class WgTile:
     cluster: int = 1  # row tiles per cluster sharing X by TMA multicast (plain 2:4 by TMA only, v25)
     copy_steps: int = 1  # staged: ring stages per bulk copy of the fragment image (v100, GROUPED_TILES)
     slab: bool = False  # X row-major in slabs by TMA, the kept columns copied in the kernel (TMA_X = 3, v200)
-    stream_k: bool = False  # persistent: the k-steps of the last waves' tiles shared out evenly (SK, v203)
 
     def __post_init__(self):
         if self.copy_steps > 1 and not (self.staged and not self.persistent and self.stages % self.copy_steps == 0
                                         and self.stages >= 2 * self.copy_steps):
             raise ValueError(f"copy_steps = {self.copy_steps} needs a staged, non-persistent tile whose ring holds "
                              f"two or more whole groups (stages = {self.stages})")
-        if self.stream_k and not (self.persistent and self.cluster == 1):
-            raise ValueError("stream_k needs a persistent tile without a cluster")
 
     @property
     def consumers(self) -> int:
@@ -99,20 +96,18 @@ class WgTile:
             args += (self.mb, 2 if self.staged else 1 if self.a_regs else 0)
         if self.persistent or self.cluster > 1 or self.copy_steps > 1 or yt:
             args += (_b(self.persistent),)
-        if self.cluster > 1 or self.copy_steps > 1 or yt or self.stream_k:
+        if self.cluster > 1 or self.copy_steps > 1 or yt:
             args += (self.cluster,)
-        if self.copy_steps > 1 or yt or self.stream_k:
+        if self.copy_steps > 1 or yt:
             args += (self.copy_steps,)
-        if yt or self.stream_k:
+        if yt:
             args += (_b(yt),)
-        if self.stream_k:
-            args += (_b(True),)
         return "vnm::spmm_wgmma_sp<" + ", ".join(str(a) for a in args) + ">"
 
     def __str__(self) -> str:
         return (f"wg{self.bm}x{self.bn}s{self.stages}" + ((f"t{self.mb}" if self.staged else f"r{self.mb}") if self.a_regs else "")
                 + ("p" if self.persistent else "") + (f"c{self.cluster}" if self.cluster > 1 else "")
-                + (f"g{self.copy_steps}" if self.copy_steps > 1 else "") + ("x" if self.slab else "") + ("k" if self.stream_k else ""))
+                + (f"g{self.copy_steps}" if self.copy_steps > 1 else "") + ("x" if self.slab else ""))
 
     @property
     def x_by_tma_only(self) -> bool:
@@ -150,18 +145,6 @@ class WgTile:
         if not self.persistent:
             return (row_tiles, tok_tiles, splits)
         return (min(row_tiles * tok_tiles, max(self.cluster, sms * self.ctas_per_sm // self.cluster * self.cluster)), 1, 1)
-
-    def stream_k_tiles(self, rows: int, ntok: int, sms: int) -> tuple:
-        """The kernel's (sk_tiles, sk_ctas): the tiles whose k-steps a stream_k grid shares out evenly
-        over its first sk_ctas CTAs: the tiles past the last whole wave in halves where they are at most
-        half a wave (STREAM_K_HALVES), else all of them past the last whole wave but one over every CTA
-        (so each CTA's share holds a tile's steps or more); (0, 1) where the tiles make whole waves."""
-        tiles, ctas = self.row_tiles(rows) * -(-ntok // self.bn), self.grid(rows, ntok, 1, sms)[0]
-        if not self.stream_k or tiles % ctas == 0:
-            return 0, 1
-        if STREAM_K_HALVES and 2 * (tiles % ctas) <= ctas:
-            return tiles % ctas, 2 * (tiles % ctas)
-        return tiles - (tiles // ctas - 1) * ctas, ctas
 
 
 def _b(flag: bool) -> str:
@@ -211,8 +194,6 @@ PERSISTENT_STAGED = {(128, 256): WgTile(128, 256, 4, 1, True, True, persistent=T
                      (128, 128): WgTile(128, 128, 7, 1, True, True, persistent=True),
                      (64, 128): WgTile(64, 128, 4, 1, True, True, persistent=True)}
 PERSISTENT_TILES = tuple(dataclasses.replace(t, persistent=True) for t in TILES) + tuple(PERSISTENT_STAGED.values())
-# v203: the stream-K forms (choose_tile's STREAM_K)
-STREAM_K_TILES = {key: dataclasses.replace(TILE_TABLE[key], persistent=True, stream_k=True) for key in ((128, 128), (128, 256))}
 # v25 (NOTES): plain 2:4 with X by TMA, two row tiles per cluster loading half the X box each and
 # multicasting it to both (X's L2 reads halved).
 # (Clusters of 4, as cuSPARSELt's fastest 2:4 algorithm on the H200 runs, need R within the
@@ -300,7 +281,7 @@ SLAB_TILES = {t: dataclasses.replace(t, stages=stages, slab=True) for t, stages 
     (NARROW_TILES[(128, 32)], 12), (GROUPED_TILES[(128, 32)], 12))}  # the narrow tile -> its slab form
 _NARROW_OF_SLAB = {slab: narrow for narrow, slab in SLAB_TILES.items()}
 ALL_TILES = (TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES
-             + tuple(GROUPED_TILES.values()) + tuple(SLAB_TILES.values()) + tuple(STREAM_K_TILES.values()))  # every tile (tests, A/B runs)
+             + tuple(GROUPED_TILES.values()) + tuple(SLAB_TILES.values()))  # every tile (tests, A/B runs)
 
 
 # From this M on, prefill tiles run persistent (v24 on the H200: 2:128 -7%, 2:64 -2%; the a_regs
@@ -331,15 +312,6 @@ WIDE_ONE_WAVE = True
 # Plain 2:4 by TMA only (no other form was measured).
 TALL_TILE = TILES[3]
 TALL_TILE_COST = 1.9
-# v203: ... or the persistent stream-K form of 128 x 128 / 128 x 256 (a_regs), which runs the waves past
-# the last whole one but one in equal shares of k-steps: its cost is the waves' fraction times
-# STREAM_K_COST (a guess: the persistent form's and the parts' overhead).
-STREAM_K = True
-STREAM_K_COST = 1.05
-# v203c: ... and runs the tiles past the last whole wave in halves (two CTAs a tile, at k = 0 and K / 2)
-# where they fill at most half a wave: the CTAs' ranges of v203 start at every k, which slowed each
-# stage (v203c trace: 601 against 478 cycles) (A/B switch: False shares them over all CTAs).
-STREAM_K_HALVES = True
 
 
 # Experiment: an int64 [4, 256] CUDA tensor that builds with VNM_WG_TRACE=1 record stage clocks into
@@ -406,23 +378,14 @@ def _prefill_tile(ntok: int, row_tiles: int, bm: int, persist: bool, sms: int, t
     if bm == 128 and not persist:
         def cost(tile, per_wave):
             tiles = -(-row_tiles // (tile.bm // bm)) * -(-ntok // tile.bn)
-            if tile.stream_k:  # (one wave or whole waves: the data-parallel tile)
-                if tiles <= sms or not tiles % sms:
-                    return float("inf")
-                halves = STREAM_K_HALVES and 2 * (tiles % sms) <= sms
-                return (tiles // sms + 0.5 if halves else tiles / sms) * per_wave * STREAM_K_COST
             return -(-tiles // (sms * tile.ctas_per_sm)) * per_wave
 
-        # (128 x 256 wins a tie with 128 x 128; 256 x 128 and the stream-K forms must beat both)
+        # (128 x 256 wins a tie with 128 x 128; 256 x 128 must beat both)
         costs = [(cost(TILE_TABLE[(bm, 128)], 1.0), 1, TILE_TABLE[(bm, 128)])]
         if ntok > 128:
             costs.append((cost(TILE_TABLE[(bm, 256)], WIDE_TILE_COST), 0, TILE_TABLE[(bm, 256)]))
         if tall:
             costs.append((cost(TALL_TILE, TALL_TILE_COST), 2, TALL_TILE))
-        if STREAM_K:
-            costs.append((cost(STREAM_K_TILES[(bm, 128)], 1.0), 3, STREAM_K_TILES[(bm, 128)]))
-            if ntok > 128:
-                costs.append((cost(STREAM_K_TILES[(bm, 256)], WIDE_TILE_COST), 3, STREAM_K_TILES[(bm, 256)]))
         return min(costs, key=lambda c: c[:2])[2]
     # Waves do not apply to persistent tiles (each CTA loops; h200_v27: at 2:128 the cost pick of
     # 128 x 128 ran gate/up 10-15% slower than 128 x 256), so they keep the widest that fills the SMs.
@@ -773,12 +736,6 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         tile = grouped(tile, per_split, cols is not None)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else TRACE
     grid = tile.grid(r, ntok, splits, sms)
-    sk_tiles, sk_ctas = tile.stream_k_tiles(r, ntok, sms)
-    counters = None
-    if sk_tiles:  # each split tile's two parts (after TRACE's clocks), and its count
-        trace = 0 if TRACE is None else TRACE.numel() * 2
-        partial = torch.empty(trace + 2 * sk_tiles * tile.bm * tile.bn, dtype=torch.float32, device=x.device)
-        counters = stream_k_counters(x.device, sk_tiles)
     if direct == 1:  # X row-major: boxes of 64 k x x_box tokens (K-major B)
         xmap = jit.tensor_map_2d(x2, (4 * KS, x_box(tile)))
     elif direct == 2:  # X^T's rows: boxes of 64 k x 64 (or bn) tokens, GatherB's slabs (MN-major B)
@@ -795,34 +752,13 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     amap = jit.NO_TENSOR_MAP if a_regs else jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64)
     _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct, to_yt and splits == 1), epi_tma).launch(
         grid, (tile.threads, 1, 1),
-        (values, meta, cols, xt, bias, y, partial, counters, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS,
-         sk_tiles, sk_ctas, xmap, amap, ymap),
+        (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS,
+         xmap, amap, ymap),
         shared_mem=tile.smem(to_yt, epi_tma), cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
     )
     if splits > 1:
         spmm_mma_sp.reduce_splits(partial, bias, y, sms)
-    if sk_tiles and TRACE is not None:
-        TRACE.view(-1).copy_(partial[:TRACE.numel() * 2].view(torch.int64))
     return y if to_yt else y.view(*x.shape[:-1], r)
-
-
-# Stream-K's counts live per stream and stay zero between launches (the CTA that writes a split tile
-# resets its count); a call under graph capture makes its capture stream's by a memset in the graph, so
-# graphs captured on one stream must not be replayed at once on several.
-STREAM_K_COUNTERS = 4096
-_counters: dict = {}
-
-
-def stream_k_counters(device: torch.device, tiles: int) -> torch.Tensor:
-    """The current stream's counts for the split tiles of a stream-K launch."""
-    if tiles > STREAM_K_COUNTERS:
-        raise ValueError(f"a stream-K launch splits at most {STREAM_K_COUNTERS} tiles, got {tiles}")
-    stream = torch.cuda.current_stream(device)
-    key = (stream.device_index, stream.cuda_stream)
-    counters = _counters.get(key)
-    if counters is None:
-        counters = _counters[key] = torch.zeros(STREAM_K_COUNTERS, dtype=torch.int32, device=device)
-    return counters
 
 
 def _token_chunks(x, x2, y, values, meta, cols, bias, r, k, v, m, tile, splits):

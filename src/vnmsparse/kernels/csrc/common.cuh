@@ -164,26 +164,6 @@ __device__ __forceinline__ void mbar_wait(u64* bar, u32 parity) {
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
-// bar.sync of `threads` threads on barrier `id` that also tells each one whether any of them passed `pred`.
-__device__ __forceinline__ bool named_barrier_or(int id, int threads, bool pred) {
-  u32 any;
-  asm volatile(
-      "{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nbar.red.or.pred q, %2, %3, p;\nselp.u32 %0, 1, 0, q;\n}\n"
-      : "=r"(any)
-      : "r"(static_cast<u32>(pred)), "r"(id), "r"(threads)
-      : "memory");
-  return any != 0;
-}
-__device__ __forceinline__ u32 atomic_add_acq_rel_gpu(u32* p, u32 v) {
-  u32 old;
-  asm volatile("fence.acq_rel.gpu;\natom.acq_rel.gpu.global.add.u32 %0, [%1], %2;\n" : "=r"(old) : "l"(p), "r"(v) : "memory");
-  return old;
-}
-__device__ __forceinline__ u32 ld_acquire_gpu(const u32* p) {
-  u32 v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
 #endif
 
 // ---- sm_90: mbarrier transactions, clusters and bulk (TMA, non-tensor) copies -----------------

@@ -44,14 +44,7 @@
 // Launch forms: one tile per CTA (grid = row tiles x token tiles x K splits); PERSIST (v24, the
 // default from M = 64): a grid of what runs at once, each CTA looping over tiles with the ring
 // running on, the epilogue staged apart from it; CLUSTER (v25, opt-in, plain 2:4 by TMA): the row
-// tiles of a cluster share each X box by multicast and release stages on every CTA's barriers;
-// SK (v203, stream-K, persistent): the k-steps of the first `sk_tiles` tiles are cut into one equal
-// range per CTA of the first `sk_ctas` (each at least a tile's steps, or exactly half of one: so a tile
-// has at most two parts), which it runs first,
-// then the other tiles data-parallel. A tile split between two CTAs: each CTA counts its part in on
-// `counters[tile]` (zero between launches); the one that finds the other part in adds it and writes
-// the tile (the head's CTA, which runs it last, usually finds the tail long written and stores nothing),
-// the other leaves its part in `partial`. No CTA waits for another.
+// tiles of a cluster share each X box by multicast and release stages on every CTA's barriers.
 #include "wgmma.cuh"
 
 namespace vnm {
@@ -85,12 +78,12 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
     if (VNM_WG_TRACE && !SPLIT && blockIdx.x == 0 && blockIdx.y == 0 && (g) < 256)              \
       reinterpret_cast<long long*>(partial)[(row) * 256 + (g)] = clock64();                     \
   } while (0)
-// ... and [3][1 + 16 i + p] consumer thread 0 reached epilogue point p of the CTA's i-th unit (0: its
+// ... and [3][1 + 16 i + p] consumer thread 0 reached epilogue point p of the CTA's i-th tile (0: its
 // last wgmma group retired, 1: the next tile's A preloads issued, 2 + 2 q / 3 + 2 q: pass q's
-// staging written / its stores issued; SK: 12 / 13 a split tile's join began / ended).
+// staging written / its stores issued).
 #define VNM_WG_MARK_EPI(p)                                                                      \
   do {                                                                                          \
-    if (VNM_WG_TRACE && ct == 0) VNM_WG_MARK(3, 1 + 16 * units + (p));                          \
+    if (VNM_WG_TRACE && ct == 0) VNM_WG_MARK(3, 1 + 16 * ((tile - first) / stride) + (p));      \
   } while (0)
 
 // Registers of the producer warpgroup after setmaxnreg (the consumers get the rest).
@@ -187,13 +180,6 @@ constexpr int SLAB_MAX_SLOTS = 4;
 #define VNM_WG_SLAB_SYNC 1
 #endif
 __host__ __device__ constexpr int slab_bytes(int bn) { return 16 * 64 * 2 * bn; }
-// How a stream-K part is counted in (experiment knob): 1 (v203b) as CUTLASS's barriers, the CTA's
-// barrier then one thread's acq_rel atomic (its release covers the CTA's part stores, its acquire the
-// other part's), the tail counting in without looking first; 0 (v203) a __threadfence (fence.sc) by
-// every thread around the atomic and a look first.
-#ifndef VNM_WG_SK_SYNC
-#define VNM_WG_SK_SYNC 1
-#endif
 // Steps of a CTA's first tile prefetched into L2 before it waits for the previous kernel (PDL).
 // Few: the prefetch competes with the ring's own first copies for DRAM (H200 v83/v83b, 0 / 4 / 16 /
 // 64 / all: LLaMA 2:4 T = 64 18.2 / 18.2 / 18.9 / 23.7 / 24.7 us, 4096^2 2:4 T = 64 9.7 / 9.6 /
@@ -300,14 +286,13 @@ struct Plan {
 // Consumers load them a few stages ahead into a ring of register sets (VNM_WG_AREG_SETS). MB = 2 gives each
 // consumer two m64 blocks (a 256 x 128 tile: B is written once per 256 rows, not 128).
 template <typename T, int BM, int BN, int STAGES, bool HAS_COLS, bool SPLIT, int TMA_X, int MB = 1, int AREG = 0,
-          bool PERSIST = false, int CLUSTER = 1, int COPY_STEPS = 1, bool YT = false, bool SK = false>
+          bool PERSIST = false, int CLUSTER = 1, int COPY_STEPS = 1, bool YT = false>
 __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::NT,
                                   wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::CTAS_PER_SM)
     spmm_wgmma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                   const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
-                  float* __restrict__ partial, u32* __restrict__ counters, int R, int K, int ntok, int ntok_load,
-                  int ldx, int Gp, int m, int v, int steps_per_split, int raster, int sk_tiles, int sk_ctas,
-                  const __grid_constant__ TensorMap xmap,
+                  float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
+                  int v, int steps_per_split, int raster, const __grid_constant__ TensorMap xmap,
                   const __grid_constant__ TensorMap amap, const __grid_constant__ TensorMap ymap) {
   constexpr bool SLAB = TMA_X == 3;                   // X slabs by TMA, the kept columns copied by the producer
   constexpr bool X_TMA = TMA_X == 1 || TMA_X == 2;    // B is X itself, by TMA
@@ -315,7 +300,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   static_assert(!SLAB || (AREG == 2 && !PERSIST && CLUSTER == 1 && BN <= 32 && !YT),
                 "X slabs: the staged decode tiles (one tile per CTA) of 16 or 32 tokens");
   static_assert(!(PERSIST && SPLIT), "split-K runs one tile per CTA");
-  static_assert(!SK || (PERSIST && CLUSTER == 1), "stream-K: a persistent grid without clusters");
   static_assert(!(YT && SPLIT), "Y^T from the epilogue of whole tiles (K splits write partial sums)");
   static_assert(TMA_X >= 0 && TMA_X <= 3, "TMA_X: 0 gathered, 1 X row-major by TMA, 2 X^T by TMA, 3 X slabs");
   static_assert(CLUSTER == 1 || (TMA_X == 1 && !SPLIT && BM <= 128 && (CLUSTER == 2 || CLUSTER == 4)),
@@ -388,44 +372,18 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   const int total_steps = Gp / KS;
   // The fragment image's 4 KB block of (64-row block rb, step): a row block's steps lie together.
   auto frag_block = [&](size_t rb, int step) { return rb * total_steps + step; };
-  const int split_beg = SPLIT ? blockIdx.z * steps_per_split : 0;
-  const int split_end = SPLIT ? min(total_steps, split_beg + steps_per_split) : total_steps;
-  // A CTA's units of work in order: k-steps kb .. ke - 1 of a tile. Without SK, the whole K range (or
-  // the split's) of tiles first, first + stride, ...; SK: first the pieces of this CTA's range of the
-  // stream-K steps (tile-major), then data-parallel tiles sk_tiles + blockIdx.x, + gridDim.x, ...
-  struct Unit {
-    int tile, kb, ke;
-  };
-  // (CTA c's range: stream-K steps sk_end(c - 1) .. sk_end(c) - 1; recomputed where needed, a register
-  // less for the producer's gather, which spilled)
-  auto sk_end = [&](int c) {
-    return static_cast<int>(static_cast<long long>(min(c + 1, sk_ctas)) * sk_tiles * total_steps / sk_ctas);
-  };
-  auto sk_unit = [&](int pos) {  // the piece of the range from stream-K step pos on
-    const int tile = pos / total_steps, kb = pos - tile * total_steps;
-    return Unit{tile, kb, min(total_steps, kb + sk_end(blockIdx.x) - pos)};
-  };
-  auto first_unit = [&]() {
-    if (SK && sk_end(static_cast<int>(blockIdx.x) - 1) < sk_end(blockIdx.x)) return sk_unit(sk_end(static_cast<int>(blockIdx.x) - 1));
-    return Unit{SK ? sk_tiles + static_cast<int>(blockIdx.x) : first, split_beg, split_end};
-  };
-  auto next_unit = [&](const Unit& u) {
-    if (SK && u.tile < sk_tiles) {
-      if (u.tile * total_steps + u.ke < sk_end(blockIdx.x)) return sk_unit(u.tile * total_steps + u.ke);
-      return Unit{sk_tiles + static_cast<int>(blockIdx.x), 0, total_steps};
-    }
-    return Unit{u.tile + stride, split_beg, split_end};
-  };
+  const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
+  const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
+  const int nsteps = kend - kbeg;
 
   if (tid == 0) {
     VNM_WG_MARK(3, 0);
     // The first tile's first steps into L2 while an earlier kernel may still run (PDL)
-    const Unit u0 = first_unit();
-    if (AREG > 0 && wg::PDL_PREFETCH_STEPS > 0 && u0.tile < ntiles) {
-      const int ahead = min(u0.ke - u0.kb, wg::PDL_PREFETCH_STEPS);
+    if (AREG > 0 && wg::PDL_PREFETCH_STEPS > 0 && first < ntiles) {
+      const int ahead = min(nsteps, wg::PDL_PREFETCH_STEPS);
 #pragma unroll
       for (int b = 0; b < BM / 64; ++b) {
-        const size_t blk = frag_block(row_of(u0.tile) / 64 + b, u0.kb);
+        const size_t blk = frag_block(row_of(first) / 64 + b, kbeg);
         bulk_prefetch_l2(reinterpret_cast<const u32*>(values) + blk * 1024, ahead * 4096);
         bulk_prefetch_l2(reinterpret_cast<const u32*>(meta) + blk * 128, ahead * 512);
       }
@@ -476,8 +434,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       return stage_base + row * GB::SW + 16 * ((c & (GB::CHUNKS - 1)) ^ ((row >> GB::ROW_SHIFT) & (GB::CHUNKS - 1)));
     };
     int g = 0;
-    for (Unit u = first_unit(); u.tile < ntiles; g += u.ke - u.kb, u = next_unit(u)) {
-      const int tile = u.tile, kbeg = u.kb, kend = u.ke, nsteps = kend - kbeg;
+    for (int tile = first; tile < ntiles; tile += stride, g += nsteps) {
       const int row0 = row_of(tile), tok0 = tok_of(tile);
       const bool ok_t = 8 * c < ntok_load - tok0;
       const T* xcol = xt + static_cast<size_t>(tok0) + 8 * c;
@@ -711,8 +668,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
 #ifdef VNM_WG_AREG_SETS
     constexpr int NS = AREG == 1 ? VNM_WG_AREG_SETS : 1;
 #else
-    // (stream-K over X^T at 256 tokens: 4, where 5 spilled the unit bookkeeping)
-    constexpr int NS = AREG != 1 ? 1 : MB == 2 ? 3 : BN <= 64 ? 9 : (SK && BN == 256 && !X_TMA) ? 4 : 5;
+    constexpr int NS = AREG != 1 ? 1 : MB == 2 ? 3 : BN <= 64 ? 9 : 5;
 #endif
     static_assert(AREG != 1 || (NS >= 2 && NS <= 10), "2..10 register sets");
     u32 ar[NS][MB][2][4], er[NS][MB][2];
@@ -732,56 +688,19 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       }
     };
     auto block_of = [&](int tile) { return static_cast<size_t>(row_of(tile) / 64 + MB * cw); };
-    auto preload = [&](const Unit& u) {
+    auto preload = [&](int tile) {
       if constexpr (AREG == 1) {
 #pragma unroll
         for (int q = 0; q < NS - 1; ++q)
-          if (q < u.ke - u.kb) load(ar[q], er[q], block_of(u.tile), u.kb + q);
+          if (q < nsteps) load(ar[q], er[q], block_of(tile), kbeg + q);
       }
     };
-    preload(first_unit());
-
-    // SK: whether this CTA writes split tile `tile`, holding its head (k from 0) or tail part in acc:
-    // yes where the other part was counted in (then added to acc, the count reset for the next
-    // launch), else the part goes to its slot of `partial` ([tile][head, tail][float4 j][thread]) and
-    // counts itself in, and the CTA writes the tile only if the other came in meanwhile.
-    auto sk_join = [&](int tile, bool head) -> bool {
-      constexpr int F4 = MB * BN / 8;  // float4s of a thread's accumulators
-      // (VNM_WG_TRACE: after the trace's 8 KB)
-      float4* const part = reinterpret_cast<float4*>(partial) + (VNM_WG_TRACE ? 512 : 0) + static_cast<size_t>(2 * tile) * F4 * NC + ct;
-      float4* const mine = part + (head ? 0 : F4 * NC);
-      const float4* const other = part + (head ? F4 * NC : 0);
-      // (the head's CTA runs it last, so a tail rarely finds the head in and does not look (SK_SYNC 1))
-      bool in = (head || !VNM_WG_SK_SYNC) && named_barrier_or(1, NC, ct == 0 && ld_acquire_gpu(counters + tile) != 0);
-      if (!in) {
-#pragma unroll
-        for (int j = 0; j < F4; ++j) {
-          const float* a = &acc[4 * j / (BN / 2)][4 * j % (BN / 2)];
-          __stcg(mine + j * NC, make_float4(a[0], a[1], a[2], a[3]));
-        }
-        if (!VNM_WG_SK_SYNC) __threadfence();
-        named_barrier_sync(1, NC);
-        in = named_barrier_or(1, NC, ct == 0 && (VNM_WG_SK_SYNC ? atomic_add_acq_rel_gpu(counters + tile, 1u)
-                                                                 : atomicAdd(counters + tile, 1u)) != 0);
-        if (!in) return false;
-      }
-      if (!VNM_WG_SK_SYNC) __threadfence();
-#pragma unroll
-      for (int j = 0; j < F4; ++j) {
-        const float4 o = __ldcg(other + j * NC);
-        float* a = &acc[4 * j / (BN / 2)][4 * j % (BN / 2)];
-        a[0] += o.x; a[1] += o.y; a[2] += o.z; a[3] += o.w;
-      }
-      if (ct == 0) counters[tile] = 0;
-      return true;
-    };
+    preload(first);
 
     int g = 0, epi_pass = 0;  // (epi_pass: the epilogue's passes so far, whose box each one takes)
-    int units = 0;            // (VNM_WG_TRACE: units so far)
     // g stays the constant 0 with one tile per CTA (a runtime g cost the decode tile ~11 instructions a
     // stage; the producer keeps it: constant there, some gathered variants spilled)
-    for (Unit u = first_unit(); u.tile < ntiles; g += PERSIST ? u.ke - u.kb : 0, u = next_unit(u), ++units) {
-      const int tile = u.tile, kbeg = u.kb, nsteps = u.ke - u.kb;
+    for (int tile = first; tile < ntiles; tile += stride, g += PERSIST ? nsteps : 0) {
       const int row0 = row_of(tile), tok0 = tok_of(tile);
 #pragma unroll
       for (int b = 0; b < MB; ++b)
@@ -887,20 +806,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       if (PERSIST) release_stage(g + nsteps - 1);  // the last stage: the producer may be waiting for it
       // The next tile's first A registers: after the epilogue (VNM_WG_PRELOAD_LATE, and always with
       // the TMA-store epilogue: its swizzled staging addresses and those sets spilled at 128 x 256).
-      if (PERSIST && !TMA_EPI && !PRELOAD_LATE && next_unit(u).tile < ntiles) preload(next_unit(u));
+      if (PERSIST && !TMA_EPI && !PRELOAD_LATE && tile + stride < ntiles) preload(tile + stride);
       VNM_WG_MARK_EPI(1);
-
-      if constexpr (SK) {
-        // A part of a split tile: count it in; unless the other part is in, leave it for that one's CTA
-        const bool split = tile < sk_tiles && nsteps < total_steps;
-        if (split) VNM_WG_MARK_EPI(12);
-        const bool joins = !split || sk_join(tile, kbeg == 0);
-        if (split) VNM_WG_MARK_EPI(13);
-        if (!joins) {
-          if ((TMA_EPI || PRELOAD_LATE) && next_unit(u).tile < ntiles) preload(next_unit(u));
-          continue;
-        }
-      }
 
       if (SPLIT) {
 #pragma unroll
@@ -1019,7 +926,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         }
         VNM_WG_MARK_EPI(3 + 2 * pass);
       }
-      if (PERSIST && (TMA_EPI || PRELOAD_LATE) && next_unit(u).tile < ntiles) preload(next_unit(u));
+      if (PERSIST && (TMA_EPI || PRELOAD_LATE) && tile + stride < ntiles) preload(tile + stride);
     }
     if (TMA_EPI && et == 0) bulk_wait_group<0>();  // the last stores done
   }
