@@ -23,7 +23,7 @@ SOURCE = "spmm_wgmma_sp.cu"
 LAYOUT = "wgmma_sp"  # the ops layout name (dispatch key); the tensors are layout_of's
 KS = spmm_mma_sp.KS  # groups per pipeline stage; must match wg::KS in the .cu
 _CTYPE = {torch.float16: "__half", torch.bfloat16: "__nv_bfloat16"}
-_PARAMS = ("ptr",) * 7 + ("i32",) * 10 + ("tmap", "tmap", "tmap")
+_PARAMS = ("ptr",) * 7 + ("i32",) * 10 + ("tmap",) * 4
 SMEM_PER_SM = 233472  # H100/H200: 228 KB per SM, of which 1 KB is reserved per resident CTA
 
 
@@ -736,8 +736,12 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         tile = grouped(tile, per_split, cols is not None)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else TRACE
     grid = tile.grid(r, ntok, splits, sms)
-    if direct == 1:  # X row-major: boxes of 64 k x x_box tokens (K-major B)
+    xtail = jit.NO_TENSOR_MAP
+    if direct == 1:  # X row-major: boxes of 64 k x x_box tokens (K-major B), the last one as short as T allows
         xmap = jit.tensor_map_2d(x2, (4 * KS, x_box(tile)))
+        tail = -(-(ntok % x_box(tile)) // 8) * 8
+        if tile.cluster == 1 and 0 < tail < x_box(tile):
+            xtail = jit.tensor_map_2d(x2, (4 * KS, tail))
     elif direct == 2:  # X^T's rows: boxes of 64 k x 64 (or bn) tokens, GatherB's slabs (MN-major B)
         xmap = jit.tensor_map_2d(x2.t(), (min(tile.bn, 64), 4 * KS), swizzle=min(2 * tile.bn, 128))
     elif direct == 3:  # X's slabs: boxes of 64 columns x bn tokens
@@ -753,7 +757,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct, to_yt and splits == 1), epi_tma).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS,
-         xmap, amap, ymap),
+         xmap, amap, ymap, xtail),
         shared_mem=tile.smem(to_yt, epi_tma), cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
     )
     if splits > 1:

@@ -147,6 +147,13 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #ifndef VNM_WG_X_BOX
 #define VNM_WG_X_BOX 64
 #endif
+// ... and the last box, where T ends inside it, as a box of its rows rounded up to 8 (`xtail`, which the
+// host makes for that row count) (1), not a whole XB-token box zero-filled past T (0): the TMA unit
+// took longer over a box's rows past the tensor's end than over loaded ones (v204: LLaMA-70B gate/up,
+// 128 x 256 tiles, T = 200 181 us against T = 256 130, the last box 8 of 64 rows).
+#ifndef VNM_WG_X_TAIL
+#define VNM_WG_X_TAIL 1
+#endif
 
 // The epilogue stages Y (and Y^T) by stmatrix (1), four 8 x 8 blocks of the accumulators per
 // instruction a warp (transposed for Y's [tokens][rows] staging), not one 2-byte shared store per
@@ -293,7 +300,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
                   const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                   float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
                   int v, int steps_per_split, int raster, const __grid_constant__ TensorMap xmap,
-                  const __grid_constant__ TensorMap amap, const __grid_constant__ TensorMap ymap) {
+                  const __grid_constant__ TensorMap amap, const __grid_constant__ TensorMap ymap,
+                  const __grid_constant__ TensorMap xtail) {
   constexpr bool SLAB = TMA_X == 3;                   // X slabs by TMA, the kept columns copied by the producer
   constexpr bool X_TMA = TMA_X == 1 || TMA_X == 2;    // B is X itself, by TMA
   static_assert(!(X_TMA && HAS_COLS), "TMA_X 1 / 2 loads X whole: only for m = 4 (no column offsets)");
@@ -486,7 +494,10 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           // X's boxes of XB tokens that start before T (`xboxes` of BN / XB): the rest of the stage
           // keeps stale data, which only feeds accumulator columns of tokens that are never stored
           const int xboxes = CLUSTER > 1 ? BN / XB : min(BN / XB, (ntok - tok0 + XB - 1) / XB);
-          mbar_arrive_expect_tx(&full[s], (X_TMA && !VNM_WG_SKIP_B ? xboxes * (P::B / (BN / XB)) : 0) +
+          // ... the last of them, where T ends inside it, as a box of its rows rounded up to 8 from `xtail`
+          // where that is fewer than XB (TMA_X = 1; VNM_WG_X_TAIL)
+          const int tail = TMA_X == 1 && CLUSTER == 1 && VNM_WG_X_TAIL ? (ntok - tok0 - (xboxes - 1) * XB + 7) & ~7 : XB;
+          mbar_arrive_expect_tx(&full[s], (X_TMA && !VNM_WG_SKIP_B ? xboxes * (P::B / (BN / XB)) - (tail < XB ? (XB - tail) * 128 : 0) : 0) +
                                               (AREG == 2 ? copied * (P::A + P::M) : P::A));
           if (X_TMA && !VNM_WG_SKIP_B) {
             if constexpr (CLUSTER > 1) {  // this CTA's 1/CLUSTER of the tokens, into every CTA's stage s
@@ -500,7 +511,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
                 if constexpr (TMA_X == 2)  // X^T: a box per GatherB slab of 64 (or BN) tokens
                   tma_load_2d(smem_addr(sB) + s * P::B + j * (wg::KROWS * GB::SW), &xmap, tok0 + XB * j, step * wg::KROWS, &full[s]);
                 else  // X: 8-token atoms of 64 k (1024 B), XB tokens a box
-                  tma_load_2d(smem_addr(sB) + s * P::B + j * XB * 128, &xmap, step * wg::KROWS, tok0 + XB * j, &full[s]);
+                  tma_load_2d(smem_addr(sB) + s * P::B + j * XB * 128, j == xboxes - 1 && tail < XB ? &xtail : &xmap,
+                              step * wg::KROWS, tok0 + XB * j, &full[s]);
               }
             }
           }
