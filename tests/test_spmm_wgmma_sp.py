@@ -245,10 +245,9 @@ def test_tile_choice(monkeypatch):
             W.WgTile(**{**dict(bm=128, bn=64, stages=12, a_regs=True, staged=True, copy_steps=4), **bad})
     # ... in 64 rows where 128-row tiles number between half the SMs and all of them (LLaMA gate/up)
     assert [W.choose_tile(t, 11008, 128, 132, m=4, tma_x=True) for t in (16, 32, 64)] == [W.STAGED_2_4_HALF[n] for n in (16, 32, 64)]
-    # ... but where more than HALF_RAGGED_MAX rows of X's last box lie past T (v198)
-    assert [W.choose_tile(t, 11008, 128, 132, m=4, tma_x=True) for t in (40, 53, 54)] == [W.STAGED_2_4] * 2 + [W.STAGED_2_4_HALF[64]]
-    assert [W.choose_tile(t, 11008, 128, 132, m=4, tma_x=True) for t in (1, 21, 22)] == [
-        W.STAGED_2_4_HALF[16], W.STAGED_2_4_NARROW[1], W.STAGED_2_4_HALF[32]]
+    # ... at every T (since v204 X's last box reads no rows past T; v204b)
+    assert [W.choose_tile(t, 11008, 128, 132, m=4, tma_x=True) for t in (1, 21, 33, 40, 54)] == [
+        W.STAGED_2_4_HALF[n] for n in (16, 32, 64, 64, 64)]
     assert W.choose_tile(64, 11008, 128, 132, m=4) == W.STAGED_2_4 and W.choose_tile(64, 4096, 128, 132, m=4, tma_x=True) == W.STAGED_2_4
     for v in (16, 32, 64):  # m = 4 keeps every column: the row tile ignores V
         assert W.row_tile(v, 4) == 128 and W.choose_tile(4096, 4096, v, 132, m=4).bm == 128

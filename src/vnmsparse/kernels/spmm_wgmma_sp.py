@@ -238,13 +238,10 @@ STAGED_2_4_NARROW = (STAGED_TILES[2], STAGED_TILES[1])
 # / 16 21.5 / 19.1 / 19.2 -> 18.7 / 17.3 / 16.9 us; 3-8% slower where splits fill the GPU (4096
 # rows). Same token widths as STAGED_2_4 and STAGED_2_4_NARROW, X by TMA.
 STAGED_2_4_HALF = {64: STAGED_TILES[6], 32: STAGED_TILES[7], 16: STAGED_TILES[8]}
-# v198-v199: ... but only where X's last box holds at most HALF_RAGGED_MAX rows past T: the 64-row
-# tiles slowed with each row past T, the 128-row ones did not (H200, us, 64-row / 128-row tile, LLaMA
-# gate/up: 64-token box, T = 33 / 40 / 48 / 52 / 56 30.5 / 28.0 / 23.8 / 23.7 / 18.4 against a flat
-# 20.8-21.0, LLaMA-13B T = 40 34.3 / 25.7, ab_half_ragged_h200_v198.txt; 32-token box, T = 17 / 20
-# / 23 20.4 / 20.1 / 16.9 against 19.1 / 19.0 / 19.0, 13B T = 20 25.0 / 23.4; 16-token box, T = 1 /
-# 4 / 8 16.5-17.3 / 18.8 / 16.1 against 19.3 / 19.4 / 19.4, so not there; ab_half_narrow_h200_v199.txt).
-HALF_RAGGED_MAX = 10
+# (v198-v199 held them to T whose last X box had at most 10 rows past T, where a whole box zero-filled
+# past T slowed them; since v204 that box is as short as T allows, and the 64-row tiles win at every T:
+# v204b, us, 128-row -> 64-row, LLaMA gate/up T = 17 / 20 / 33 / 40 / 48 18.7 / 18.7 / 20.6 / 20.6 /
+# 20.6 -> 16.3 / 16.3 / 17.3 / 17.3 / 17.3, LLaMA-13B T = 20 / 40 22.8 / 25.3 -> 22.4 / 22.4.)
 STAGED_2_4_TILES = (STAGED_2_4,) + STAGED_2_4_NARROW + tuple(STAGED_2_4_HALF.values())
 # v114: V:2:M at T <= 32 on the same staged tiles, B gathered into 16- or 32-token stages
 # (wg::GatherB), where the 64-token tiles moved 2-4x the B bytes the tokens need and held fewer
@@ -331,8 +328,7 @@ WIDE_SPLITS_MAX = 4
 def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x: bool = False,
                 k: int | None = None) -> WgTile:
     """Decode (T <= 64) gets bn = 64 (plain 2:4 a staged tile: STAGED_2_4, or with X by TMA the
-    narrowest of STAGED_2_4_NARROW that holds T, in 64 rows where STAGED_2_4_HALF and
-    HALF_RAGGED_MAX say; V:2:M at T <= 32 the narrowest of NARROW_TILES, but on weights of at most
+    narrowest of STAGED_2_4_NARROW that holds T, in 64 rows where STAGED_2_4_HALF says; V:2:M at T <= 32 the narrowest of NARROW_TILES, but on weights of at most
     DECODE_FEW_ROWS rows).
     Otherwise, with non-persistent 128-row tiles, the token tile (128 or 256) whose waves of CTAs
     cost least (WIDE_TILE_COST: so one wave of 128 x 256 tiles beats two of 128 x 128, v24c: BERT
@@ -352,9 +348,7 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
         if m != 4:
             return NARROW_TILES[(bm, 16 if ntok <= 16 else 32)] if _narrow(ntok, rows) else TILE_TABLE[(bm, 64)]
         tile = next((t for t in STAGED_2_4_NARROW if tma_x and ntok <= t.bn), STAGED_2_4)
-        half = STAGED_2_4_HALF[tile.bn]
-        ragged = (-ntok) % x_box(half) if half.bn > 16 else 0  # X rows past T in the last box
-        return half if tma_x and sms // 2 < row_tiles < sms and ragged <= HALF_RAGGED_MAX else tile
+        return STAGED_2_4_HALF[tile.bn] if tma_x and sms // 2 < row_tiles < sms else tile
     persist = m >= PERSISTENT_MIN_M and (k is None or not PERSISTENT_MAX_STEPS or -(-k // m) <= PERSISTENT_MAX_STEPS * KS)
     tile = _prefill_tile(ntok, row_tiles, bm, persist, sms, m == 4 and tma_x)
     wide = TILE_TABLE[(128, 256)]
