@@ -328,8 +328,8 @@ WIDE_SPLITS_MAX = 4
 def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x: bool = False,
                 k: int | None = None) -> WgTile:
     """Decode (T <= 64) gets bn = 64 (plain 2:4 a staged tile: STAGED_2_4, or with X by TMA the
-    narrowest of STAGED_2_4_NARROW that holds T, in 64 rows where STAGED_2_4_HALF says; V:2:M at T <= 32 the narrowest of NARROW_TILES, but on weights of at most
-    DECODE_FEW_ROWS rows).
+    narrowest of STAGED_2_4_NARROW that holds T, in 64 rows where STAGED_2_4_HALF says; V:2:M at
+    T <= 32 the narrowest of NARROW_TILES, but on weights of at most DECODE_FEW_ROWS rows).
     Otherwise, with non-persistent 128-row tiles, the token tile (128 or 256) whose waves of CTAs
     cost least (WIDE_TILE_COST: so one wave of 128 x 256 tiles beats two of 128 x 128, v24c: BERT
     FFN2 at T = 4096 took 54.6 us with 256 tiles of 128 x 128, where 128 tiles of 128 x 256 take
@@ -732,9 +732,10 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     grid = tile.grid(r, ntok, splits, sms)
     xtail = jit.NO_TENSOR_MAP
     if direct == 1:  # X row-major: boxes of 64 k x x_box tokens (K-major B), the last one as short as T allows
-        xmap = jit.tensor_map_2d(x2, (4 * KS, x_box(tile)))
-        tail = -(-(ntok % x_box(tile)) // 8) * 8
-        if tile.cluster == 1 and 0 < tail < x_box(tile):
+        box = x_box(tile)
+        xmap = jit.tensor_map_2d(x2, (4 * KS, box))
+        tail = -(-(ntok % box) // 8) * 8  # (the kernel's: T's rows past the last whole box, rounded up to 8)
+        if tile.cluster == 1 and 0 < tail < box:
             xtail = jit.tensor_map_2d(x2, (4 * KS, tail))
     elif direct == 2:  # X^T's rows: boxes of 64 k x 64 (or bn) tokens, GatherB's slabs (MN-major B)
         xmap = jit.tensor_map_2d(x2.t(), (min(tile.bn, 64), 4 * KS), swizzle=min(2 * tile.bn, 128))
