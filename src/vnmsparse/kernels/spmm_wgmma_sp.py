@@ -11,7 +11,6 @@ stay for A/B runs (SMEM_A_TILES). Reference: :func:`vnmsparse.ops.spmm_reference
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import torch
 
@@ -555,9 +554,7 @@ def canonical_from_layout_as_2_4(values, meta, cols, shape, cfg) -> tuple:
 # launch
 
 
-@functools.lru_cache(maxsize=None)
-def _sms(device_index: int) -> int:
-    return torch.cuda.get_device_properties(device_index).multi_processor_count
+_sms = spmm_mma_sp._sms  # SMs of a device (a name of this module's own, which tests replace to shrink its grids)
 
 
 # Persistent launches number their tiles in bands of this many row tiles (0: one band of all rows,
