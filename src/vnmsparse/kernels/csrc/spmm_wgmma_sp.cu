@@ -180,9 +180,10 @@ constexpr int KS = 16;         // groups per pipeline stage
 // steps ahead less one (v200b: 8 slots at M = 8, 7 steps ahead, ran slower than 4).
 constexpr int SLAB_MAX_SLOTS = 4;
 // How the producer threads hand a slab slot back and their B writes on (experiment knob): 1 (v200)
-// a proxy fence each and a producer-wide bar.sync a stage, before the slot is refilled; 0 (v202,
-// prepared, not run) no fence (the consumers' fence after their acquire orders the B writes, as for
-// cp.async) and an arrival each on the slot's empty barrier, which only the refilling thread waits for.
+// a proxy fence each and a producer-wide bar.sync a stage, before the slot is refilled; 0 (v202: 0.1-1.2
+// us slower on every shape measured) no fence (the consumers' fence after their acquire orders the B
+// writes, as for cp.async) and an arrival each on the slot's empty barrier, which only the refilling
+// thread waits for.
 #ifndef VNM_WG_SLAB_SYNC
 #define VNM_WG_SLAB_SYNC 1
 #endif
