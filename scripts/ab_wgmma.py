@@ -10,7 +10,8 @@
   python scripts/ab_wgmma.py PDL=0,1,0,1 --path auto --between 1 --shapes 4096x4096x1:128:2:8   (jit's switches too)
 
 --xt 1 times every call on X stored feature-major (x.t().contiguous().t(): no X^T transpose), the
-layout `vnmsparse bench spmm --paths auto_xt` times.
+layout `vnmsparse bench spmm --paths auto_xt` times; --xt P > 1 the same with X^T's rows P-token
+aligned (T rounded up to a multiple of P apart).
 
 --between 1 puts a torch kernel that rewrites x before every call (as a model's norm does), so no
 call follows another vnmsparse kernel (programmatic dependent launch then has nothing to overlap).
@@ -138,7 +139,7 @@ def main():
     ap.add_argument("--define", action="append", default=[], help="MACRO=v held fixed in every run")
     ap.add_argument("--path", default="wgmma_sp", choices=("wgmma_sp", "mma_sp", "mma_sp_ws", "auto", "dense"))
     ap.add_argument("--between", type=int, default=0, help="1: a torch kernel rewrites x before each call")
-    ap.add_argument("--xt", type=int, default=0, help="1: X stored feature-major (no transpose)")
+    ap.add_argument("--xt", type=int, default=0, help="1: X stored feature-major (no transpose); P > 1: rows P-token aligned")
     args = ap.parse_args()
     global PATH, TILE, SPLITS, BETWEEN
     PATH, BETWEEN = args.path, bool(args.between)
@@ -150,7 +151,10 @@ def main():
     gen = torch.Generator(device="cuda").manual_seed(0)
     cases = [(s, *case(s, gen)) for s in args.shapes.split(",")]
     if args.xt:
-        cases = [(s, r, k, t, cfg, [(x.t().contiguous().t(), w, vw) for x, w, vw in sets]) for s, r, k, t, cfg, sets in cases]
+        def feature_major(x):
+            pitch = -(-x.shape[0] // args.xt) * args.xt
+            return x.new_zeros(x.shape[1], pitch)[:, :x.shape[0]].copy_(x.t()).t()
+        cases = [(s, r, k, t, cfg, [(feature_major(x), w, vw) for x, w, vw in sets]) for s, r, k, t, cfg, sets in cases]
     print(f"{'shape':32s} " + " ".join(f"{macro}={v:>4s}" for v in values.split(",")))
     rows = {s: [] for s, *_ in cases}
     fixed = dict(d.split("=") for d in args.define)

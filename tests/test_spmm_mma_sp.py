@@ -110,6 +110,26 @@ def test_feature_major_transposes(monkeypatch, wide):
             assert torch.equal(xt[:, :t], xin.t()) and not xt[:, t:].any()
 
 
+def test_read_rows_are_the_kept_columns():
+    """The transpose's row mask is exactly the columns some block keeps (below K: a tail group's
+    columns past K are never read), kept with the layout's column words where it leaves at least
+    a tenth of K out, and only for that tensor."""
+    gen = torch.Generator().manual_seed(5)
+    for r, k, v, m in ((256, 4096, 128, 128), (1024, 4096, 128, 128), (256, 1000, 64, 100), (100, 37, 64, 16),
+                       (300, 130, 64, 8), (64, 250, 32, 32)):
+        cfg = vs.VNMConfig(v, 2, m)
+        vw = vs.pack(random_vnm(r, k, cfg, torch.float32, "cpu", gen), cfg)
+        cols = K.build_layout(vw)[2]
+        kept = {g * m + c for rb in vw.columns.tolist() for g, cs in enumerate(rb) for c in cs if g * m + c < k}
+        reads = K.read_rows(cols)
+        if len(kept) > K.READ_ROWS_MAX_FRACTION * k:
+            assert reads is None
+            continue
+        assert reads is not None and reads.dtype == torch.uint8 and reads.shape == (k,)
+        assert set(reads.nonzero().flatten().tolist()) == kept
+        assert K.read_rows(cols.clone()) is None  # another tensor: every row
+
+
 @pytest.mark.parametrize("lines", [False, True])
 def test_xt_pitch(monkeypatch, lines):
     """X^T's row pitch: whole 16-byte rows, with XT_PITCH_LINES whole 128-byte lines past 64 tokens
@@ -122,6 +142,38 @@ def test_xt_pitch(monkeypatch, lines):
     for p in list(range(0, 300)) + [1023, 1024, 2**31 // 4097]:
         n = K.xt_tokens_within(p)
         assert n % 8 == 0 and (n == 0 or K.xt_pitch(n) <= p) and (p < 8 or K.xt_pitch(n + 8) > p)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("wide", [False, True])
+def test_transpose_of_read_rows_only(monkeypatch, wide):
+    """With a weight's row mask the transpose writes its rows (bit-exact, zeros past T) and leaves
+    the others as they were; gathered calls on such weights never read those: with every fresh
+    buffer (X^T's, Y's) filled with NaN first, both kernels match fp32 (ragged T and K, splits)."""
+    monkeypatch.setattr(K, "TRANSPOSE16", wide)
+    gen = torch.Generator().manual_seed(12)
+    empty = torch.empty
+    monkeypatch.setattr(torch, "empty", lambda *a, **kw: empty(*a, **kw).fill_(float("nan")) if
+                        kw.get("dtype", torch.get_default_dtype()).is_floating_point else empty(*a, **kw))
+    for r, k, t, v, m in ((256, 4096, 1000, 128, 128), (200, 1003, 77, 64, 100), (512, 2048, 64, 64, 64)):
+        cfg = vs.VNMConfig(v, 2, m)
+        w = random_vnm(r, k, cfg, torch.bfloat16, "cuda", gen)
+        vw = vs.pack(w, cfg)
+        reads = K.read_rows(K.layout_of(vw)[2])
+        assert reads is not None
+        x = torch.randn(t, k, generator=gen).bfloat16().cuda()
+        xt, ldx, _ = K.feature_major(x, K.layout_of(vw)[2])
+        kept = reads.bool()
+        assert torch.equal(xt[kept, :t], x.t()[kept]) and not xt[kept, t:].any() and xt[~kept].isnan().all()
+        ref = x.float() @ w.float().t()
+        calls = [lambda: K.spmm_sm80(x, *K.layout_of(vw), None, r, k, v, m),
+                 lambda: K.spmm_sm80(x, *K.layout_of(vw), None, r, k, v, m, splits=3)]
+        from vnmsparse.kernels import spmm_wgmma_sp as W
+        if W.supported(x.device)[0] and v % 64 == 0:
+            calls.append(lambda: W.spmm_sm90a(x, *W.layout_of(vw), None, r, k, v, m))
+        for call in calls:
+            y = call()
+            assert not y.isnan().any() and ((y.float() - ref).norm() / ref.norm()).item() < 1e-2
 
 
 TOKENS = (1, 7, 64, 1000, 4096)

@@ -791,6 +791,44 @@ def test_llm_shapes_and_leading_dims():
 
 @pytest.mark.gpu
 @needs_sm90a
+@pytest.mark.parametrize("repitch", [False, True])
+@pytest.mark.parametrize("padded_map", [False, True])
+def test_feature_major_pitch(repitch, padded_map, monkeypatch):
+    """A feature-major x whose rows lie T rounded up to 8 (or to 64 + 8) tokens apart, NaN past T in
+    its storage: with REPITCH copied to rows of xt_pitch(T) (bit-exact, zeros past T) from
+    REPITCH_MIN_TOKENS where the pitch is no multiple of 64 (X^T by TMA, plain 2:4, only); that and
+    the gather (both kernels) match fp32 with and without the map widened past T (XT_MAP_PADDED: NaN
+    columns that no stored output reads)."""
+    monkeypatch.setattr(spmm_mma_sp, "REPITCH", repitch)
+    monkeypatch.setattr(W, "XT_MAP_PADDED", padded_map)
+    gen = torch.Generator().manual_seed(21)
+    for r, k, t, pitch, m in ((300, 1000, 200, 200, 4), (260, 4096, 1000, 1000, 16), (256, 512, 72, 136, 4),
+                              (200, 1000, 40, 48, 4), (384, 1024, 200, 200, 16)):
+        cfg = vs.VNMConfig(128, 2, m)
+        w = random_vnm(r, k, cfg, torch.bfloat16, "cuda", gen)
+        vw = vs.pack(w, cfg)
+        x = torch.randn(t, k, generator=gen).bfloat16().cuda()
+        store = torch.full((k, pitch), float("nan"), dtype=torch.bfloat16, device="cuda")
+        store[:, :t] = x.t()
+        xf = store[:, :t].t()
+        lines = spmm_mma_sp.whole_lines(xf)
+        if repitch and t >= spmm_mma_sp.REPITCH_MIN_TOKENS and pitch % 64:
+            p = spmm_mma_sp.xt_pitch(t)
+            assert lines.stride() == (1, p) and torch.equal(lines, x)
+            assert not torch.as_strided(lines.t(), (k, p), (p, 1))[:, t:].any()  # zeros past T
+        else:
+            assert lines is xf
+        ref = x.float() @ w.float().t()
+        calls = [lambda: W.spmm_sm90a(xf, *W.layout_of(vw), None, r, k, 128, m)]
+        if m > 4:
+            calls.append(lambda: spmm_mma_sp.spmm_sm80(xf, *spmm_mma_sp.layout_of(vw), None, r, k, 128, m))
+        for call in calls:
+            y = call()
+            assert not y.isnan().any() and ((y.float() - ref).norm() / ref.norm()).item() < 1e-2, (r, k, t, pitch, m)
+
+
+@pytest.mark.gpu
+@needs_sm90a
 def test_feature_major_input_and_paths_entry():
     from vnmsparse.kernels import spmm_paths
 

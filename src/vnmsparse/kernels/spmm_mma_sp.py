@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import weakref
 
 import torch
 
@@ -206,7 +207,39 @@ def build_layout(vw: VNMWeight) -> tuple:
     if vw.columns is not None:
         cols = vw.columns.contiguous().view(torch.int32).view(vw.columns.shape[0], g)
         cols = _padded(cols, 1, gp, _IDENTITY_COLUMNS)
+        _note_read_rows(cols, vw.columns, k, vw.cfg.m)
     return values, meta, cols
+
+
+# v206: the rows of X^T that a gathered weight reads are the columns its blocks keep; where they
+# are few (2:64 and 2:128 on weights of few row blocks: at most R/V x 4 of every M), the transpose
+# writes only those. Kept per column-word tensor of a layout (the gathered calls look it up by the
+# tensor they get; another tensor, e.g. a copy, gets the whole transpose), dropped with it.
+READ_ROWS_MAX_FRACTION = 0.75  # denser masks are not kept (H200: 4096^2 128:2:64 T = 8192, 87%: +1%)
+TRANSPOSE_READ_ROWS = True  # (A/B switch: False transposes every row)
+_READ_ROWS: dict[int, torch.Tensor] = {}
+
+
+def _note_read_rows(cols: torch.Tensor, columns: torch.Tensor, k: int, m: int) -> None:
+    """Keep, for the column words ``cols``, a uint8 [K] mask of the columns that ``columns``
+    (canonical [RB, G, 4] offsets) names, if it leaves enough of them out (not while a CUDA graph
+    is captured: counting them reads the device)."""
+    if columns.is_cuda and torch.cuda.is_current_stream_capturing():
+        return
+    g = columns.shape[1]
+    ks = (torch.arange(g, device=columns.device).view(1, g, 1) * m + columns.long()).flatten()
+    reads = torch.zeros(k + 1, dtype=torch.uint8, device=columns.device)
+    reads[ks.clamp(max=k)] = 1  # (a tail group's columns past K are not read: they land on the spare row)
+    reads = reads[:k]
+    if int(reads.sum()) <= READ_ROWS_MAX_FRACTION * k:
+        key = id(cols)
+        _READ_ROWS[key] = reads
+        weakref.finalize(cols, _READ_ROWS.pop, key, None)
+
+
+def read_rows(cols: torch.Tensor | None) -> torch.Tensor | None:
+    """The mask :func:`_note_read_rows` kept for ``cols``, else None (every row is read)."""
+    return None if cols is None or not TRANSPOSE_READ_ROWS else _READ_ROWS.get(id(cols))
 
 
 def build_bulk_layout(vw: VNMWeight) -> tuple:
@@ -297,9 +330,10 @@ def xt_tokens_within(pitch_max: int) -> int:
     return pitch_max // 64 * 64 if pitch_max >= 64 else 1 << (pitch_max.bit_length() - 1) if pitch_max >= 8 else 0
 
 
-def feature_major(x2: torch.Tensor):
+def feature_major(x2: torch.Tensor, cols: torch.Tensor | None = None):
     """(X^T pointer tensor, row stride, loadable tokens): x2 itself if it is already a token-
-    contiguous view with 16-byte rows, else a transposed, token-padded copy. A token-contiguous x2
+    contiguous view with 16-byte rows, else a transposed, token-padded copy, of only the rows that
+    the column words ``cols`` read where :func:`read_rows` knows them. A token-contiguous x2
     whose rows are not 16-byte ones (e.g. T % 8 != 0, as an elementwise op leaves a feature-major
     chain's Y^T) goes to rows and back by two transposes: H200 v157, against one padded torch copy,
     us: 4095 x 11008 108.9 -> 103.3, 1001 x 4096 9.6 -> 8.6, 13 x 4096 3.6 -> 2.4, 2047 x 1024 6.8
@@ -313,10 +347,36 @@ def feature_major(x2: torch.Tensor):
     grid = (-(-ldxt // 64), -(-k // 64), 1)
     wide = TRANSPOSE16 and k % 8 == 0 and x2.stride(0) % 8 == 0 and x2.data_ptr() % 16 == 0
     name = f"vnm::{'transpose_pad16' if wide else 'transpose_pad'}<{_CTYPE[x2.dtype]}>"
-    _kernel(name, ("ptr", "ptr", "i32", "i32", "i32", "i32")).launch(
-        grid, (256, 1, 1), (x2, xt, ntok, k, x2.stride(0), ldxt), pdl=True
+    _kernel(name, ("ptr", "ptr", "i32", "i32", "i32", "i32", "ptr")).launch(
+        grid, (256, 1, 1), (x2, xt, ntok, k, x2.stride(0), ldxt, read_rows(cols)), pdl=True
     )
     return xt, ldxt, -(-ntok // 8) * 8
+
+
+# v208: TMA reads a feature-major x (X^T's rows) whose rows are not whole 128-byte lines apart (T not
+# a multiple of 64, as a feature-major chain's elementwise ops leave it at ragged T) at ~2/3 of its
+# rate; past REPITCH_MIN_TOKENS a copy to rows of xt_pitch(T) pays for itself. H200, plain 2:4 by TMA,
+# us, as it is / copied: 11008 x 4096 T = 200 57.5 / 36.1, T = 1000 151.7 / 108.1, 4096 x 11008 T = 200
+# 45.5 / 35.3, 4096^2 T = 200 22.6 / 18.3, T = 1000 54.8 / 38.3-41.5; but 11008 x 4096 T = 100 36.5 /
+# 38.1. The gather reads such rows at nearly full rate (4096^2 128:2:16 T = 200 7.6 / 9.4 us with the
+# copy, 128:2:128 T = 1000 6.4 / 10.4): not for it.
+REPITCH = True  # (A/B switch)
+REPITCH_MIN_TOKENS = 129
+
+
+def whole_lines(x2: torch.Tensor) -> torch.Tensor:
+    """A feature-major x2 [T, K] (:func:`is_feature_major`) itself, or, with REPITCH from
+    REPITCH_MIN_TOKENS tokens where its rows lie a pitch of no whole 64 tokens apart, a copy whose
+    rows are xt_pitch(T) apart (zeros past T)."""
+    ntok, k = x2.shape
+    if not REPITCH or ntok < REPITCH_MIN_TOKENS or x2.stride(1) % 64 == 0:
+        return x2
+    ldxt = xt_pitch(ntok)
+    xt = torch.empty(k, ldxt, dtype=x2.dtype, device=x2.device)
+    _kernel(f"vnm::repitch16<{_CTYPE[x2.dtype]}>", ("ptr", "ptr", "i32", "i32", "i32", "i32")).launch(
+        (-(-k * (ldxt // 8) // 256), 1, 1), (256, 1, 1), (x2, xt, ntok, k, x2.stride(1), ldxt), pdl=True
+    )
+    return xt.t()[:ntok]
 
 
 def as_rows(x2: torch.Tensor) -> torch.Tensor:
@@ -383,7 +443,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
             _spmm(x2[t0:t0 + chunk], values, meta, cols, bias, r, k, v, m, bulk=bulk, tile=tile, splits=splits,
                   out=y[t0:t0 + chunk])
         return y.view(*x.shape[:-1], r)
-    xt, ldx, ntok_load = feature_major(x2)
+    xt, ldx, ntok_load = feature_major(x2, cols)
     gp = values.shape[1] * KS if bulk else values.shape[1]
     steps = gp // KS
     if splits is None:
@@ -647,7 +707,8 @@ def name_expressions(dtype: torch.dtype) -> list[str]:
     names += [decode_name(dtype, bm, bn, c, True) for bm in (128, 64) for bn in (8, 16, 32, 64) for c in (True, False)]
     names += [f"vnm::splitk_reduce<{_CTYPE[dtype]}, {v}>" for v in ("false", "true", "false, true")]
     names += [f"vnm::splitk_reduce_t<{_CTYPE[dtype]}>"]
-    return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::transpose_pad16<{_CTYPE[dtype]}>"]
+    return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::transpose_pad16<{_CTYPE[dtype]}>",
+                    f"vnm::repitch16<{_CTYPE[dtype]}>"]
 
 
 def supported(device: torch.device, bulk: bool = False) -> tuple[bool, str]:

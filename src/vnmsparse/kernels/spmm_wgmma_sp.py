@@ -613,6 +613,22 @@ def x_direct(x2: torch.Tensor, has_cols: bool) -> int:
     return 2 if ntok > 1 and x2.stride(0) == 1 and x2.stride(1) >= ntok and x2.stride(1) % 8 == 0 else 0
 
 
+# v207 (A/B): X^T by TMA (a feature-major x) reads its last token box as far as the rows' pitch and the
+# storage allow, not past T (its columns past T only feed accumulator columns that are not stored).
+XT_MAP_PADDED = True
+
+
+def _rows_read(xt: torch.Tensor, box: int) -> torch.Tensor:
+    """xt [K, T] (unit column stride) widened to T rounded up to ``box`` columns where its row pitch
+    and storage hold them, else as it is."""
+    k, t = xt.shape
+    width = min(-(-t // box) * box, xt.stride(0))
+    end = xt.storage_offset() + (k - 1) * xt.stride(0) + width
+    if width <= t or end * xt.element_size() > xt.untyped_storage().nbytes():
+        return xt
+    return xt.as_strided((k, width), xt.stride())
+
+
 def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, tile: WgTile | None = None,
                splits: int | None = None, out: torch.Tensor | None = None, tma_x: bool | None = None):
     """Y = x @ W.T (+ bias) with wgmma.mma_async.sp; operands from :func:`layout_of` (the fragment
@@ -657,6 +673,8 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     row_major = (lambda: y) if yt is None else (lambda: torch.empty(ntok, r, dtype=x.dtype, device=x.device))
     mode = x_direct(x2, cols is not None)
     direct = mode if (TMA_X_BY_DEFAULT if tma_x is None else tma_x) else 0
+    if direct == 2:
+        x2 = spmm_mma_sp.whole_lines(x2)
     # 1-8 tokens: the one-launch decode kernel, on this same image (so compiled graphs, which keep
     # this layout for every T, run it too, and a model holds one image for prefill and decode);
     # not plain 2:4 with X by TMA, whose staged tile is faster at every T (v89, H200, T = 1-8:
@@ -688,7 +706,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     ldxt = max(x2.stride(1) if x2.stride(0) == 1 else 0, spmm_mma_sp.xt_pitch(ntok))
     if not direct and (k * ldxt + ntok) * x.element_size() >= GATHER_BYTES_MAX:
         return _token_chunks(x, x2, row_major(), values, meta, cols, bias, r, k, v, m, tile, splits)
-    xt, ldx, ntok_load = (x2, k, ntok) if direct else spmm_mma_sp.feature_major(x2)
+    xt, ldx, ntok_load = (x2, k, ntok) if direct else spmm_mma_sp.feature_major(x2, cols)
     sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
     if tile is None and splits is None and autotune.enabled() and a_regs:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct)
@@ -735,7 +753,9 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         if tile.cluster == 1 and 0 < tail < box:
             xtail = jit.tensor_map_2d(x2, (4 * KS, tail))
     elif direct == 2:  # X^T's rows: boxes of 64 k x 64 (or bn) tokens, GatherB's slabs (MN-major B)
-        xmap = jit.tensor_map_2d(x2.t(), (min(tile.bn, 64), 4 * KS), swizzle=min(2 * tile.bn, 128))
+        box = min(tile.bn, 64)
+        xmap = jit.tensor_map_2d(_rows_read(x2.t(), box) if XT_MAP_PADDED else x2.t(), (box, 4 * KS),
+                                 swizzle=min(2 * tile.bn, 128))
     elif direct == 3:  # X's slabs: boxes of 64 columns x bn tokens
         xmap = jit.tensor_map_2d(x2, (64, tile.bn))
     else:

@@ -941,14 +941,26 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// Whether a transpose tile of rows k0 .. k0 + 63 has a row to write: every one without a mask of
+// the rows that are read (`reads`, one byte per row of xt: a gathered weight's kept columns),
+// else those it marks. A tile with none skips its loads too. All threads must call it.
+__device__ __forceinline__ bool transpose_tile_read(const unsigned char* __restrict__ reads, int k0, int K) {
+  if (reads == nullptr) return true;
+  const int k = k0 + (threadIdx.x & 63);
+  return __syncthreads_or(k < K && reads[k]) != 0;
+}
+
 // xt[k, t] = x[t, k] for t < ntok, 0 for ntok <= t < ldxt: the feature-major, token-padded copy
-// of X that the gather wants. 64x64 tiles; 32-bit accesses on both sides when K is even.
+// of X that the gather wants, only of the rows that `reads` marks where it is given (the rows the
+// gather never reads stay unwritten: v206). 64x64 tiles; 32-bit accesses on both sides when K is even.
 template <typename T>
 __global__ void __launch_bounds__(256)
-    transpose_pad(const T* __restrict__ x, T* __restrict__ xt, int ntok, int K, int ldx_in, int ldxt) {
+    transpose_pad(const T* __restrict__ x, T* __restrict__ xt, int ntok, int K, int ldx_in, int ldxt,
+                  const unsigned char* __restrict__ reads) {
   grid_dependency_wait();
   __shared__ T tile[64][64 + 2];
   const int t0 = blockIdx.x * 64, k0 = blockIdx.y * 64;
+  if (!transpose_tile_read(reads, k0, K)) return;
   const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;  // 32 x 8
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
@@ -966,7 +978,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int t = t0 + 2 * tx + h;
-      if (k < K && t < ldxt) xt[static_cast<size_t>(k) * ldxt + t] = tile[2 * tx + h][ty + 8 * i];
+      if (k < K && t < ldxt && (reads == nullptr || reads[k])) xt[static_cast<size_t>(k) * ldxt + t] = tile[2 * tx + h][ty + 8 * i];
     }
   }
 }
@@ -979,11 +991,13 @@ __global__ void __launch_bounds__(256)
 // phase both hit 32 distinct banks per warp.
 template <typename T>
 __global__ void __launch_bounds__(256)
-    transpose_pad16(const T* __restrict__ x, T* __restrict__ xt, int ntok, int K, int ldx_in, int ldxt) {
+    transpose_pad16(const T* __restrict__ x, T* __restrict__ xt, int ntok, int K, int ldx_in, int ldxt,
+                    const unsigned char* __restrict__ reads) {
   grid_dependency_wait();
   constexpr int P = 66;
   __shared__ __align__(16) T tile[64 * P];
   const int t0 = blockIdx.x * 64, k0 = blockIdx.y * 64;
+  if (!transpose_tile_read(reads, k0, K)) return;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int c = threadIdx.x + 256 * h, r = c >> 3, kc = c & 7;
@@ -1003,8 +1017,30 @@ __global__ void __launch_bounds__(256)
     u32* w = reinterpret_cast<u32*>(&v);
 #pragma unroll
     for (int q = 0; q < 4; ++q) w[q] = *reinterpret_cast<const u32*>(tile + kr * P + 8 * tc + 2 * q);
-    if (k < K && t < ldxt) *reinterpret_cast<uint4*>(xt + static_cast<size_t>(k) * ldxt + t) = v;
+    if (k < K && t < ldxt && (reads == nullptr || reads[k])) *reinterpret_cast<uint4*>(xt + static_cast<size_t>(k) * ldxt + t) = v;
   }
+}
+
+// xt[k, t] = x[k * ldx_in + t] for t < ntok, 0 for ntok <= t < ldxt: a feature-major X (token-
+// contiguous rows ldx_in apart, a multiple of 8; 16-byte aligned base: the host checks) copied to rows
+// of whole 128-byte lines, which TMA and the gather read at line rate (v207). 16 bytes a thread.
+template <typename T>
+__global__ void __launch_bounds__(256)
+    repitch16(const T* __restrict__ x, T* __restrict__ xt, int ntok, int K, int ldx_in, int ldxt) {
+  grid_dependency_wait();
+  const int per_row = ldxt / 8;
+  const long long c = static_cast<long long>(blockIdx.x) * 256 + threadIdx.x;
+  if (c >= static_cast<long long>(K) * per_row) return;
+  const int k = static_cast<int>(c / per_row), t = 8 * static_cast<int>(c % per_row);
+  uint4 v = make_uint4(0, 0, 0, 0);
+  if (t < ntok) {
+    v = __ldg(reinterpret_cast<const uint4*>(x + static_cast<size_t>(k) * ldx_in + t));
+    T* e = reinterpret_cast<T*>(&v);
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      if (t + j >= ntok) e[j] = T(0.f);  // (the source's own padding)
+  }
+  *reinterpret_cast<uint4*>(xt + static_cast<size_t>(k) * ldxt + t) = v;
 }
 
 }  // namespace vnm
