@@ -222,9 +222,9 @@ _READ_ROWS: dict[int, torch.Tensor] = {}
 
 def _note_read_rows(cols: torch.Tensor, columns: torch.Tensor, k: int, m: int) -> None:
     """Keep, for the column words ``cols``, a uint8 [K] mask of the columns that ``columns``
-    (canonical [RB, G, 4] offsets) names, if it leaves enough of them out (not while a CUDA graph
-    is captured: counting them reads the device)."""
-    if columns.is_cuda and torch.cuda.is_current_stream_capturing():
+    (canonical [RB, G, 4] offsets) names, if it leaves enough of them out (not while torch.compile
+    traces, nor while a CUDA graph is captured: counting them reads the device)."""
+    if torch.compiler.is_compiling() or (columns.is_cuda and torch.cuda.is_current_stream_capturing()):
         return
     g = columns.shape[1]
     ks = (torch.arange(g, device=columns.device).view(1, g, 1) * m + columns.long()).flatten()
