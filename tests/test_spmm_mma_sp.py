@@ -13,6 +13,7 @@ import torch
 import vnmsparse as vs
 from vnmsparse.kernels import jit
 from vnmsparse.kernels import spmm_mma_sp as K
+from vnmsparse.kernels import spmm_wgmma_sp as W
 
 from spmm_cases import check_case, needs_nvrtc, random_vnm
 
@@ -112,8 +113,8 @@ def test_feature_major_transposes(monkeypatch, wide):
 
 def test_read_rows_are_the_kept_columns():
     """The transpose's row mask is exactly the columns some block keeps (below K: a tail group's
-    columns past K are never read), kept with the layout's column words where it leaves at least
-    a tenth of K out, and only for that tensor."""
+    columns past K are never read), kept with the layout's column words where they are at most
+    READ_ROWS_MAX_FRACTION of K, and only for that tensor."""
     gen = torch.Generator().manual_seed(5)
     for r, k, v, m in ((256, 4096, 128, 128), (1024, 4096, 128, 128), (256, 1000, 64, 100), (100, 37, 64, 16),
                        (300, 130, 64, 8), (64, 250, 32, 32)):
@@ -168,7 +169,6 @@ def test_transpose_of_read_rows_only(monkeypatch, wide):
         ref = x.float() @ w.float().t()
         calls = [lambda: K.spmm_sm80(x, *K.layout_of(vw), None, r, k, v, m),
                  lambda: K.spmm_sm80(x, *K.layout_of(vw), None, r, k, v, m, splits=3)]
-        from vnmsparse.kernels import spmm_wgmma_sp as W
         if W.supported(x.device)[0] and v % 64 == 0:
             calls.append(lambda: W.spmm_sm90a(x, *W.layout_of(vw), None, r, k, v, m))
         for call in calls:

@@ -1023,7 +1023,7 @@ __global__ void __launch_bounds__(256)
 
 // xt[k, t] = x[k * ldx_in + t] for t < ntok, 0 for ntok <= t < ldxt: a feature-major X (token-
 // contiguous rows ldx_in apart, a multiple of 8; 16-byte aligned base: the host checks) copied to rows
-// of whole 128-byte lines, which TMA and the gather read at line rate (v207). 16 bytes a thread.
+// of whole 128-byte lines, which TMA reads at its full rate (v207-v208). 16 bytes a thread.
 template <typename T>
 __global__ void __launch_bounds__(256)
     repitch16(const T* __restrict__ x, T* __restrict__ xt, int ntok, int K, int ldx_in, int ldxt) {
