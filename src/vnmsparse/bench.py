@@ -119,7 +119,9 @@ OPT_IN_PATHS = {"reference": "the PyTorch oracle (unpack + fp32 matmul): slow, a
                 "mma_sp_decode": "the one-launch decode kernel at any T <= 64 (`auto` runs it where it wins: T <= 8, "
                                   "T <= 16 on few rows at M >= 8; plain 2:4 only where X cannot be read by TMA)",
                 "auto_xt": "vnmsparse.spmm on X stored feature-major (a [T, K] view of a [K, T] tensor): no X^T "
-                           "transpose, the operand layout the original Spatha takes (its B = X^T)"}
+                           "transpose, the operand layout the original Spatha takes (its B = X^T)",
+                "mma_sp_xt": "the mma_sp path on X stored feature-major: issue 3's kernel on the original Spatha's "
+                             "terms (no X^T transpose; the issue's targets count it, on a row-major X)"}
 
 # Original Spatha (UDC-GAC/venom, kernel unmodified, fp16, best valid config) on one H200, CUDA
 # 13.0: speedup over cuBLAS fp16. Source: shared/reference/venom.md section 7. Key (R, K, T).
@@ -587,6 +589,9 @@ def vnm_paths(device: torch.device) -> tuple[dict, str]:
             note = "vnmsparse.kernels.spmm_paths not defined yet: only 'auto'"
         else:
             paths.update(offered(device))
+            if "mma_sp" in paths:
+                paths["mma_sp_xt"] = functools.partial(paths["mma_sp"])
+                paths["mma_sp_xt"].feature_major = True
     except Exception as e:  # a broken kernels package must not stop the baselines
         note = f"vnmsparse.kernels.spmm_paths failed ({type(e).__name__}: {e}): only 'auto'"
     return paths, note
