@@ -574,14 +574,19 @@ def make_clock(device: torch.device) -> Clock:
 # Paths
 
 
+def _on_feature_major(fn):
+    """The same call, timed on X stored feature-major (bench_config reads the flag)."""
+    fm = functools.partial(fn)
+    fm.feature_major = True
+    return fm
+
+
 def vnm_paths(device: torch.device) -> tuple[dict, str]:
     """name -> fn(x, vw, bias=None): 'auto' (vnmsparse.spmm) and every path the kernels package offers."""
     def auto(x, vw, bias=None):
         return vnmsparse.spmm(x, vw, bias)
 
-    auto_xt = functools.partial(auto)
-    auto_xt.feature_major = True  # the same call, timed on X stored feature-major (bench_config)
-    paths, note = {"auto": auto, "auto_xt": auto_xt}, ""
+    paths, note = {"auto": auto, "auto_xt": _on_feature_major(auto)}, ""
     try:
         kernels = importlib.import_module("vnmsparse.kernels")
         offered = getattr(kernels, "spmm_paths", None)
@@ -590,8 +595,7 @@ def vnm_paths(device: torch.device) -> tuple[dict, str]:
         else:
             paths.update(offered(device))
             if "mma_sp" in paths:
-                paths["mma_sp_xt"] = functools.partial(paths["mma_sp"])
-                paths["mma_sp_xt"].feature_major = True
+                paths["mma_sp_xt"] = _on_feature_major(paths["mma_sp"])
     except Exception as e:  # a broken kernels package must not stop the baselines
         note = f"vnmsparse.kernels.spmm_paths failed ({type(e).__name__}: {e}): only 'auto'"
     return paths, note
