@@ -58,10 +58,10 @@ def test_tile_choice_respects_v():
 
 def test_prefill_tile_by_waves():
     """Given rows and SMs, a 128-row prefill takes 128 x 128 where its waves cost less (v212: 1024 x
-    4096 at T = 4096), 128 x 64 where the 128 x 64 grid has many waves or fits the SMs at once."""
+    4096 at T = 4096), 128 x 64 where the 128 x 64 grid has many waves or fits one wave (v213: T = 2048)."""
     narrow, wide = K.TILE_TABLE[False][(128, "prefill")], K.TILE_TABLE[False][(128, "prefill_wide")]
     assert (narrow.ctas_per_sm, wide.ctas_per_sm) == (3, 1)
-    for rows, t, want in ((1024, 4096, wide), (1024, 2048, wide), (1024, 8192, narrow), (4096, 4096, narrow),
+    for rows, t, want in ((1024, 4096, wide), (1024, 2048, narrow), (1024, 8192, narrow), (4096, 4096, narrow),
                           (11008, 2048, narrow), (1024, 300, narrow)):
         assert K.choose_tile(t, 128, rows=rows, sms=132) is want, (rows, t)
         assert K.choose_tile(t, 64, has_cols=False, rows=rows, sms=132) is want, (rows, t)

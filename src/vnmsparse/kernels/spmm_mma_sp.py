@@ -162,8 +162,9 @@ def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True, ro
         def ctas(t):
             return -(-rows // t.bm) * -(-ntok // t.bn)
 
-        # (a grid of no more CTAs than SMs runs one CTA an SM either way: the narrower tile's is shorter)
-        if ctas(tile) > sms and -(-ctas(wide) // (sms * wide.ctas_per_sm)) * WIDE_PREFILL_COST < \
+        # (v213: where the 128 x 64 grid fits one wave, its CTAs share the SMs two or three at once and the
+        # 128 x 128 tile's single CTA an SM loses: 1024 x 4096 T = 2048 128:2:16 29.8 -> 39.2 us)
+        if ctas(tile) > sms * tile.ctas_per_sm and -(-ctas(wide) // (sms * wide.ctas_per_sm)) * WIDE_PREFILL_COST < \
                 -(-ctas(tile) // (sms * tile.ctas_per_sm)):
             return wide
     return tile
