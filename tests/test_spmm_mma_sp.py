@@ -56,6 +56,20 @@ def test_tile_choice_respects_v():
             assert tile.bm == (min(K.row_tile(v), 64) if 32 < t <= 64 else free.bm if t <= 64 else K.row_tile(v))
 
 
+def test_prefill_tile_by_waves():
+    """Given rows and SMs, a 128-row prefill takes 128 x 128 where its waves cost less (v212: 1024 x
+    4096 at T = 4096), 128 x 64 where the 128 x 64 grid has many waves or fits one wave (v213: T = 2048)."""
+    narrow, wide = K.TILE_TABLE[False][(128, "prefill")], K.TILE_TABLE[False][(128, "prefill_wide")]
+    assert (narrow.ctas_per_sm, wide.ctas_per_sm) == (3, 1)
+    for rows, t, want in ((1024, 4096, wide), (1024, 2048, narrow), (1024, 8192, narrow), (4096, 4096, narrow),
+                          (11008, 2048, narrow), (1024, 300, narrow)):
+        assert K.choose_tile(t, 128, rows=rows, sms=132) is want, (rows, t)
+        assert K.choose_tile(t, 64, has_cols=False, rows=rows, sms=132) is want, (rows, t)
+    assert K.choose_tile(4096, 128) is narrow and K.choose_tile(4096, 64, rows=1024, sms=132).bm == 64
+    assert K.choose_tile(64, 128, rows=1024, sms=132).bn == 64  # decode: not a prefill tile
+    assert K.choose_tile(4096, 128, bulk=True, rows=1024, sms=132) is K.TILE_TABLE[True][(128, "prefill")]
+
+
 def test_split_choice_evens_the_sm_loads():
     """At T <= 64 the cp.async tiles take K splits more while each lowers the most work any SM
     gets (v161, v175); elsewhere the wave rule stands."""

@@ -27,6 +27,7 @@ _PAD_CODE_BYTE = 0x44  # two padding groups with code (0, 1): valid ordered meta
 _IDENTITY_COLUMNS = 0x03020100
 _CTYPE = {torch.float16: "__half", torch.bfloat16: "__nv_bfloat16"}
 _PARAMS = ("ptr",) * 7 + ("i32",) * 9
+SMEM_PER_SM = 233472  # H100/H200
 _DECODE_PARAMS = ("ptr",) * 6 + ("i32",) * 10
 
 
@@ -58,6 +59,14 @@ class TileConfig:
         stage = (self.bm * 2 * KS + 4 * KS * (self.bn + 8)) * 2 + self.bm * KS // 2
         barriers = -(-2 * self.stages * 8 // 128) * 128
         return barriers + max(self.stages * stage, epilogue)
+
+    @property
+    def ctas_per_sm(self) -> int:
+        """Resident CTAs an SM holds on sm_90 (228 KB of shared memory, 1 KB reserved per CTA; 64K
+        registers, a thread needing ~96 besides its wm x wn / 32 accumulators: the compiler report
+        gives 124-128 for 32 x 32 warp tiles, 164-168 for 64 x 32 and 32 x 64)."""
+        regs = 96 + self.wm * self.wn // 32
+        return max(1, min(SMEM_PER_SM // (self.smem_bytes + 1024), 65536 // (self.threads * regs)))
 
     def __str__(self) -> str:
         kind = "bulk" if self.bulk else f"ws{self.producers}p" if self.producers else "sm80"
@@ -92,6 +101,8 @@ def _tiles(bulk: bool):
     # Prefill tiles (T > 64), from the tile sweep in NOTES.md: bm x bn, warp tile wm x wn.
     prefill = {128: (64, 64, 32), 64: (128, 32, 32), 32: (128, 32, 32), 16: (128, 16, 32)}
     out = {(bm, "prefill"): TileConfig(bm, bn, wm, wn, prefill_stages, bulk) for bm, (bn, wm, wn) in prefill.items()}
+    if not bulk:  # where one wave of them replaces more of the 128 x 64 ones (WIDE_PREFILL_COST)
+        out[(128, "prefill_wide")] = TileConfig(128, 128, 64, 32, prefill_stages)
     for bm in (128, 64, 32, 16):
         for bn in (16, 32, 64):
             stages = decode_stages if bulk else DECODE_STAGES.get((bm, bn), decode_stages)
@@ -127,16 +138,36 @@ def row_tile(v: int) -> int:
 DECODE_64_ROWS = True  # (A/B switch: False keeps the row tile of V, as before v176)
 
 
-def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True) -> TileConfig:
+# v212 (H200, X^T given, us, 128 x 64 / 128 x 128 tiles): 1024 x 4096 x 4096 128:2:16 46.2 / 40.1, 2:4
+# 162.0 / 134.4 (512 CTAs, 1.3 waves of three an SM, against 256 in two of one); 4096^3 128:2:8 259.9 /
+# 290.6, 128:2:16 138.1 / 154.6 (5.2 waves against 7.8). Counted in whole waves, a wave of the 128 x 128
+# tile costs 0.84 of one of the 128 x 64 tile (it does twice the work at a third of the CTAs an SM):
+# that fits all four ratios within 3%.
+WIDE_PREFILL_COST = 0.84
+
+
+def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True, rows: int = 0, sms: int = 0) -> TileConfig:
     """The tile by token regime and row tile; a prefill without column lists (m = 4 keeps every
     column, so a CTA may straddle V-row blocks) takes the 128-row tile whatever V (H200, v80: plain
     2:4, V = 64, 4096^2 x 4096 600 -> 524 us, LLaMA shapes -5..-8%; the decode regimes were mixed:
-    T = 16 -16%, T = 1 and 64 +8%, so they keep the row tile of V, but for DECODE_64_ROWS)."""
+    T = 16 -16%, T = 1 and 64 +8%, so they keep the row tile of V, but for DECODE_64_ROWS). Given
+    ``rows`` and ``sms``, a 128-row prefill takes 128 x 128 where its waves cost less (WIDE_PREFILL_COST)."""
     regime = "prefill" if ntok > 64 else 16 if ntok <= 16 else 32 if ntok <= 32 else 64
     bm = 128 if regime == "prefill" and not (bulk or has_cols) else row_tile(v)
     if DECODE_64_ROWS and regime == 64 and has_cols and not bulk:
         bm = min(bm, 64)
-    return TILE_TABLE[bulk][(bm, regime)]
+    tile = TILE_TABLE[bulk][(bm, regime)]
+    wide = TILE_TABLE[bulk].get((bm, "prefill_wide"))
+    if regime == "prefill" and wide is not None and rows and sms:
+        def ctas(t):
+            return -(-rows // t.bm) * -(-ntok // t.bn)
+
+        # (v213: where the 128 x 64 grid fits one wave, its CTAs share the SMs two or three at once and the
+        # 128 x 128 tile's single CTA an SM loses: 1024 x 4096 T = 2048 128:2:16 29.8 -> 39.2 us)
+        if ctas(tile) > sms * tile.ctas_per_sm and -(-ctas(wide) // (sms * wide.ctas_per_sm)) * WIDE_PREFILL_COST < \
+                -(-ctas(tile) // (sms * tile.ctas_per_sm)):
+            return wide
+    return tile
 
 
 # Steps each K split keeps at least, in both kernels' split rules: a split of one step is mostly
@@ -434,7 +465,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
             return y.view(*x.shape[:-1], r)
     if tile is None and splits is None and not bulk and autotune.enabled():
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok)
-    tile = tile or choose_tile(ntok, v, bulk, cols is not None)
+    tile = tile or choose_tile(ntok, v, bulk, cols is not None, r, _sms(x.device.index or 0))
     if tile.bulk != bulk or (bulk and tile.bm != row_tile(v)):
         raise ValueError(f"tile {tile} does not fit the {'sm90' if bulk else 'sm80'} layout of v={v}")
     if -(-ntok // tile.bn) > MAX_GRID_Y:  # the grid's y holds the token tiles: run in token chunks
