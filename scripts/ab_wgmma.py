@@ -17,7 +17,8 @@ aligned (T rounded up to a multiple of P apart).
 call follows another vnmsparse kernel (programmatic dependent launch then has nothing to overlap).
 
 Each value is compiled as its own module (spmm_wgmma_sp.DEFINES), checked against fp32, and timed
-as a CUDA graph of back-to-back calls over 3 rotating (x, weight) sets (median of 20 replays).
+as a CUDA graph of back-to-back calls over 3 rotating (x, weight) sets; per shape the values' graphs
+replay in turns (median of 20 replays each).
 """
 
 import argparse
@@ -112,7 +113,7 @@ def set_switch(mod, name, value):
     setattr(mod, name, kind(value) if kind else value == "1")
 
 
-def time_us(fn, n=12, reps=20):  # n: calls per graph (at least one per rotating set)
+def capture(fn, n=12):  # n: calls per graph (at least one per rotating set)
     for i in range(max(3, n)):  # every set's kernel layouts are built outside the capture
         fn(i)
     torch.cuda.synchronize()
@@ -121,15 +122,29 @@ def time_us(fn, n=12, reps=20):  # n: calls per graph (at least one per rotating
         for i in range(n):
             fn(i)
     graph.replay()
-    times = []
+    return graph
+
+
+def time_us(fn, n=12, reps=20):
+    """Median us per call of fn(0), fn(1), ... captured n to a graph (one value alone)."""
+    return time_in_turns([capture(fn, n)], n, reps)[0]
+
+
+def time_in_turns(graphs, n, reps=20):
+    """Median us per call of each graph, replayed in turns (one replay of each, reps times) so that
+    every value sees the same clocks: one value's replays after another's drifted ~10% (v215)."""
+    times = [[] for _ in graphs]
     for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        graph.replay()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1e3 / n)
-    return statistics.median(times)
+        for graph, out in zip(graphs, times):
+            if graph is None:
+                continue
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            graph.replay()
+            b.record()
+            b.synchronize()
+            out.append(a.elapsed_time(b) * 1e3 / n)
+    return [statistics.median(t) if t else None for t in times]
 
 
 def main():
@@ -161,7 +176,8 @@ def main():
     TILE = parse_tile(fixed.pop("TILE")) if "TILE" in fixed else None
     for name in [n for n in fixed if hasattr(owner(n), n)]:  # host-side switches held fixed
         set_switch(owner(name), name, fixed.pop(name))
-    for value in values.split(","):
+    def apply(value):  # the knob's value for the calls captured next
+        global PATH, TILE, SPLITS
         if macro == "PATH":
             PATH = value
         elif macro == "SPLITS":
@@ -174,20 +190,32 @@ def main():
             set_defines(fixed)
         else:
             set_defines({**fixed, macro: value})
-        for spec, r, k, t, cfg, sets in cases:
-            x, w, _ = sets[0]
+
+    # Per shape, every value's graph first, then all timed in turns (the knob only matters at capture).
+    for spec, r, k, t, cfg, sets in cases:
+        x, w, _ = sets[0]
+        ref = x.float() @ w.float().t()
+        n = max(12, len(sets))
+        graphs, notes = [], []
+        for value in values.split(","):
+            apply(value)
+            graph, note = None, ""
             if PATH == "wgmma_sp" and TILE is not None and TILE.a_regs and not TILE.fits_frag_image(r):
-                rows[spec].append(f"{'n/a':>11s}")  # a cluster's padded row tiles past the image
-                continue
-            ref = x.float() @ w.float().t()
-            try:
-                err = ((run(sets, r, k, cfg, 0).float() - ref).norm() / ref.norm()).item()
-                us = time_us(lambda i: run(sets, r, k, cfg, i), n=max(12, len(sets)))
-            except Exception as e:  # (one failing variant leaves the others' columns)
-                print(f"{spec} {macro}={value}: {type(e).__name__}: {e}")
-                rows[spec].append(f"{'fail':>11s}")
-                continue
-            rows[spec].append(f"{us:8.1f} us" + ("" if err < 1e-2 else f" ERR {err:.1e}"))
+                note = "n/a"  # a cluster's padded row tiles past the image
+            else:
+                try:
+                    err = ((run(sets, r, k, cfg, 0).float() - ref).norm() / ref.norm()).item()
+                    graph = capture(lambda i: run(sets, r, k, cfg, i), n)
+                    note = "" if err < 1e-2 else f" ERR {err:.1e}"
+                except Exception as e:  # (one failing variant leaves the others' columns)
+                    print(f"{spec} {macro}={value}: {type(e).__name__}: {e}")
+                    note = "fail"
+            graphs.append(graph)
+            notes.append(note)
+        for us, note in zip(time_in_turns(graphs, n), notes):
+            rows[spec].append(f"{note:>11s}" if us is None else f"{us:8.1f} us" + note)
+        del graphs
+        torch.cuda.empty_cache()
     for spec, cells in rows.items():
         print(f"{spec:32s} " + " ".join(cells))
 

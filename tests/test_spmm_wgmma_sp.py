@@ -251,6 +251,19 @@ def test_tile_choice(monkeypatch):
     assert W.choose_tile(64, 11008, 128, 132, m=4) == W.STAGED_2_4 and W.choose_tile(64, 4096, 128, 132, m=4, tma_x=True) == W.STAGED_2_4
     for v in (16, 32, 64):  # m = 4 keeps every column: the row tile ignores V
         assert W.row_tile(v, 4) == 128 and W.choose_tile(4096, 4096, v, 132, m=4).bm == 128
+    # plain 2:4 on a row-major X from CLUSTER_2_4_MIN_TOKENS: 128 x 256 over more CTAs than SMs runs as
+    # the staged persistent tile in clusters of 2 (v215)
+    c2 = W.CLUSTER_2_4_TILE
+    assert (c2.bn, c2.staged, c2.persistent, c2.cluster) == (256, True, True, 2) and c2 in W.CLUSTER_TILES
+    for t, rows in ((8192, 4096), (2048, 11008), (2048, 4096), (8192, 1024), (4096, 13824)):
+        assert W.choose_tile(t, rows, 128, 132, m=4, tma_x=1) == c2, (t, rows)
+        assert W.choose_tile(t, rows, 128, 132, m=4, tma_x=2) != c2  # X^T: no cluster variant
+        assert W.choose_tile(t, rows, 128, 132, m=4) != c2 and W.choose_tile(t, rows, 128, 132, m=8, tma_x=0) != c2
+    assert W.choose_tile(4096, 1024, 128, 132, m=4, tma_x=1) == W.TILE_TABLE[(128, 256)]  # 128 CTAs: one wave
+    assert W.choose_tile(8192, 1408, 128, 132, m=4, tma_x=1) == c2  # 11 row tiles: one padding tile (the image has it)
+    assert W.choose_tile(1024, 11008, 128, 132, m=4, tma_x=1) == W.TILE_TABLE[(128, 256)]  # (measured from 2048)
+    monkeypatch.setattr(W, "CLUSTER_2_4", False)
+    assert W.choose_tile(8192, 4096, 128, 132, m=4, tma_x=1) == W.TILE_TABLE[(128, 256)]
 
 
 def test_split_choice():
@@ -854,6 +867,7 @@ def test_feature_major_input_and_paths_entry():
     (384, 1024, 512, 64, 128),  # persistent tiles (M >= 64): 64-token passes
     (1000, 1000, 296, 64, 4),  # plain 2:4, X by TMA
     (4096, 512, 256, 128, 4),  # mid T 2:4 with K splits (v132): Y^T from the split reduction
+    (2100, 520, 2050, 128, 4),  # 2:4 from 2048 tokens: the persistent cluster tile (v215), a padding row tile
     (4096, 1000, 40, 128, 16),  # the 64-token decode tile with K splits: the same
     (300, 1000, 4, 128, 8),  # the decode kernel: copied
     (2048, 1000, 16, 128, 16),  # the narrow gathered tile

@@ -200,8 +200,11 @@ PERSISTENT_TILES = tuple(dataclasses.replace(t, persistent=True) for t in TILES)
 # them where 4 SMs of a GPC are free.)
 # (Measured and dropped: 64-token clusters of 2 / 4 (v57b) and cuSPARSELt's structure, A by TMA
 # into shared memory with X multicast over 4 (v55); NOTES v58: slower but for one shape.)
+# v215: ... and the staged persistent 128 x 256 tile in clusters of 2, which choose_tile runs (CLUSTER_2_4).
+CLUSTER_2_4_TILE = WgTile(128, 256, 4, 1, True, True, persistent=True, cluster=2)
 CLUSTER_TILES = (WgTile(128, 256, 6, 1, True, cluster=2), WgTile(128, 128, 10, 1, True, cluster=2),
-                 WgTile(128, 256, 6, 1, True, persistent=True, cluster=2), WgTile(128, 256, 6, 1, True, cluster=4))
+                 WgTile(128, 256, 6, 1, True, persistent=True, cluster=2), WgTile(128, 256, 6, 1, True, cluster=4),
+                 CLUSTER_2_4_TILE)
 # v100-v101 (NOTES): the staged decode tiles with 4 ring stages per bulk copy, for gathered patterns
 # at T = 9-64 where a CTA runs >= GROUPED_MIN_STEPS steps (four copy groups; fewer lost: 4096^2
 # 128:2:16 at 4 steps +6%). LLaMA gate/up 128:2:8 T = 16 / 64 13.6 / 13.9 -> 12.5 / 12.5 us,
@@ -322,6 +325,17 @@ MID_T_DECODE_TILES = True  # (A/B switch: False keeps the prefill tiles at every
 # every gathered call (128:2:32 +10..+45%: the gather, not the weights, bounds those).
 WIDE_SPLITS = True  # (A/B switch: False takes the decode tiles, as before v132)
 WIDE_SPLITS_MAX = 4
+# v215: where plain 2:4 on a row-major X takes 128 x 256 over more CTAs than SMs, CLUSTER_2_4_TILE
+# instead: A and metadata by bulk copy in the consumers' order (staged), X multicast over 2 row tiles,
+# persistent, as cuSPARSELt's fastest algorithm runs (NOTES v214; its 4-CTA clusters lost here, as
+# the register form in clusters did in v25 / v58). H200, us, default / this, replayed in turns
+# (ab_staged_pc2_turns_h200_v215d.txt): 4096^2 x 8192 292.5 / 285.0, 4096 x 11008 x 8192 760.9 /
+# 745.2, 11008 x 4096 x 8192 848.4 / 802.8, 11008 x 4096 x 2048 225.8 / 216.2, 4096^2 x 2048 67.5 /
+# 63.6, 13824 x 5120 x 4096 679.1 / 640.7, 8192^2 x 4096 587.6 / 569.7; the same tile without the
+# cluster 15-25% slower; one wave or less (1024 x 4096 x 2048, split K there) +15%. Measured from
+# T = 2048 only, so from CLUSTER_2_4_MIN_TOKENS.
+CLUSTER_2_4 = True  # (A/B switch)
+CLUSTER_2_4_MIN_TOKENS = 2048
 
 
 def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x: bool = False,
@@ -336,7 +350,8 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     tile's grid would leave half the SMs idle, the decode tile (with K splits) instead, but for
     plain 2:4 by TMA, which keeps the tile and splits its K where at most WIDE_SPLITS_MAX splits
     fill the wave (v132), and takes 128 x 256 wherever that tile's grid is such a wave (v194) and
-    256 x 128 where its waves cost least (TALL_TILE_COST, v197).
+    256 x 128 where its waves cost least (TALL_TILE_COST, v197); where that 128 x 256 tile's grid
+    exceeds the SMs, on a row-major X of CLUSTER_2_4_MIN_TOKENS or more, CLUSTER_2_4_TILE (v215).
     Prefill tiles run persistent (PERSISTENT_STAGED) from M = PERSISTENT_MIN_M
     where K (None: unknown, any) gives them at most PERSISTENT_MAX_STEPS k-steps (0: any)."""
     bm = row_tile(v, m)
@@ -363,6 +378,9 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     wide_split = WIDE_SPLITS and m == 4 and tma_x and tile.splittable and sms // ctas <= WIDE_SPLITS_MAX
     if MID_T_DECODE_TILES and ctas <= sms // 2 and not wide_split:
         return choose_tile(64, rows, v, sms, m, tma_x, k)
+    if (CLUSTER_2_4 and m == 4 and tma_x == 1 and tile is wide and ctas > sms and ntok >= CLUSTER_2_4_MIN_TOKENS
+            and CLUSTER_2_4_TILE.fits_frag_image(rows)):
+        return CLUSTER_2_4_TILE
     return tile
 
 
@@ -813,7 +831,7 @@ def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str
     tiles = ALL_TILES if tiles is None else tiles
     # the Y^T epilogue (feature-major out, v137) and X^T by TMA (plain 2:4 on a feature-major x) on
     # the tiles that run them by default; others compile them on first use
-    with_yt = TILES + PERSISTENT_TILES
+    with_yt = TILES + PERSISTENT_TILES + (CLUSTER_2_4_TILE,)
     with_xt = TILES + STAGED_2_4_TILES
     return [t.name(dtype, c, s, d, yt) for t in tiles for c, d in ((True, 0), (False, 0), (False, 1), (False, 2), (True, 3))
             if (t.mb == 1 or not c) and t.takes(d) and (d < 2 or d == 3 or t in with_xt)
