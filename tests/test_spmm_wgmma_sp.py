@@ -217,7 +217,7 @@ def test_tile_choice(monkeypatch):
     # 256 x 128 where its one wave beats two of 128 x 128 (v196: LLaMA gate/up T = 300), not two of its own
     assert W.choose_tile(300, 11008, 128, 132, m=4, tma_x=True) == W.TALL_TILE
     assert W.choose_tile(300, 11008, 128, 132, m=4) == W.TILE_TABLE[(128, 128)]  # (by TMA only)
-    assert W.choose_tile(512, 11008, 128, 132, m=4, tma_x=True) == W.TILE_TABLE[(128, 256)]
+    assert W.choose_tile(512, 11008, 128, 132, m=4, tma_x=2) == W.TILE_TABLE[(128, 256)]  # (row-major X: v215's below)
     assert W.choose_tile(300, 13824, 128, 132, m=4, tma_x=True) == W.TILE_TABLE[(128, 256)]
     assert W.choose_tile(128, 4096, 128, 132, m=4, tma_x=True) == W.TILE_TABLE[(128, 128)]  # 32 CTAs: 4 splits
     assert W.choose_tile(256, 1024, 128, 132, m=4, tma_x=True) == W.STAGED_2_4  # 16 CTAs: 8 splits would be too many
@@ -251,8 +251,8 @@ def test_tile_choice(monkeypatch):
     assert W.choose_tile(64, 11008, 128, 132, m=4) == W.STAGED_2_4 and W.choose_tile(64, 4096, 128, 132, m=4, tma_x=True) == W.STAGED_2_4
     for v in (16, 32, 64):  # m = 4 keeps every column: the row tile ignores V
         assert W.row_tile(v, 4) == 128 and W.choose_tile(4096, 4096, v, 132, m=4).bm == 128
-    # plain 2:4 on a row-major X from CLUSTER_2_4_MIN_TOKENS: 128 x 256 over more CTAs than SMs runs as
-    # the staged persistent tile in clusters of 2 (v215)
+    # plain 2:4 on a row-major X: 128 x 256 over more CTAs than SMs runs as the staged persistent tile
+    # in clusters of 2 (v215)
     c2 = W.CLUSTER_2_4_TILE
     assert (c2.bn, c2.staged, c2.persistent, c2.cluster) == (256, True, True, 2) and c2 in W.CLUSTER_TILES
     for t, rows in ((8192, 4096), (2048, 11008), (2048, 4096), (8192, 1024), (4096, 13824)):
@@ -261,7 +261,10 @@ def test_tile_choice(monkeypatch):
         assert W.choose_tile(t, rows, 128, 132, m=4) != c2 and W.choose_tile(t, rows, 128, 132, m=8, tma_x=0) != c2
     assert W.choose_tile(4096, 1024, 128, 132, m=4, tma_x=1) == W.TILE_TABLE[(128, 256)]  # 128 CTAs: one wave
     assert W.choose_tile(8192, 1408, 128, 132, m=4, tma_x=1) == c2  # 11 row tiles: one padding tile (the image has it)
-    assert W.choose_tile(1024, 11008, 128, 132, m=4, tma_x=1) == W.TILE_TABLE[(128, 256)]  # (measured from 2048)
+    assert W.choose_tile(1024, 11008, 128, 132, m=4, tma_x=1) == c2 == W.choose_tile(1100, 4096, 128, 132, m=4, tma_x=1)
+    # ... not below CLUSTER_2_4_MIN_TOKENS, nor where the last token tile is mostly past T (v217)
+    assert W.choose_tile(400, 13824, 128, 132, m=4, tma_x=1) == W.TILE_TABLE[(128, 256)]
+    assert W.choose_tile(600, 11008, 128, 132, m=4, tma_x=1) != c2 and W.choose_tile(1300, 4096, 128, 132, m=4, tma_x=1) != c2
     monkeypatch.setattr(W, "CLUSTER_2_4", False)
     assert W.choose_tile(8192, 4096, 128, 132, m=4, tma_x=1) == W.TILE_TABLE[(128, 256)]
 

@@ -332,10 +332,15 @@ WIDE_SPLITS_MAX = 4
 # (ab_staged_pc2_turns_h200_v215d.txt): 4096^2 x 8192 292.5 / 285.0, 4096 x 11008 x 8192 760.9 /
 # 745.2, 11008 x 4096 x 8192 848.4 / 802.8, 11008 x 4096 x 2048 225.8 / 216.2, 4096^2 x 2048 67.5 /
 # 63.6, 13824 x 5120 x 4096 679.1 / 640.7, 8192^2 x 4096 587.6 / 569.7; the same tile without the
-# cluster 15-25% slower; one wave or less (1024 x 4096 x 2048, split K there) +15%. Measured from
-# T = 2048 only, so from CLUSTER_2_4_MIN_TOKENS.
+# cluster 15-25% slower; one wave or less (1024 x 4096 x 2048, split K there) +15%. v217 (ab_c2_midT_h200_v217.txt,
+# ab_c2_lowT_h200_v217b.txt): also at T = 512-1536 (11008 x 4096 T = 512 / 1024 64.4 / 103.8 -> 60.9 /
+# 96.4, 8192^2 T = 768 / 1024 137.0 / 140.5 -> 132.8 / 133.6, 28672 x 8192 T = 512 304.5 -> 295.7), but
+# a cluster loads whole X boxes, so a last token tile mostly past T costs it: T = 300 / 400 +50% / +9..+24%,
+# T = 448 even, 4096^2 T = 1100 -1.5%. Hence from CLUSTER_2_4_MIN_TOKENS, where the token tiles pad T by
+# at most CLUSTER_2_4_MAX_PAD of it.
 CLUSTER_2_4 = True  # (A/B switch)
-CLUSTER_2_4_MIN_TOKENS = 2048
+CLUSTER_2_4_MIN_TOKENS = 512
+CLUSTER_2_4_MAX_PAD = 1 / 6
 
 
 def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x: bool = False,
@@ -351,7 +356,8 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     plain 2:4 by TMA, which keeps the tile and splits its K where at most WIDE_SPLITS_MAX splits
     fill the wave (v132), and takes 128 x 256 wherever that tile's grid is such a wave (v194) and
     256 x 128 where its waves cost least (TALL_TILE_COST, v197); where that 128 x 256 tile's grid
-    exceeds the SMs, on a row-major X of CLUSTER_2_4_MIN_TOKENS or more, CLUSTER_2_4_TILE (v215).
+    exceeds the SMs, on a row-major X of CLUSTER_2_4_MIN_TOKENS or more that its token tiles pad by at
+    most CLUSTER_2_4_MAX_PAD, CLUSTER_2_4_TILE (v215, v217).
     Prefill tiles run persistent (PERSISTENT_STAGED) from M = PERSISTENT_MIN_M
     where K (None: unknown, any) gives them at most PERSISTENT_MAX_STEPS k-steps (0: any)."""
     bm = row_tile(v, m)
@@ -378,8 +384,9 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     wide_split = WIDE_SPLITS and m == 4 and tma_x and tile.splittable and sms // ctas <= WIDE_SPLITS_MAX
     if MID_T_DECODE_TILES and ctas <= sms // 2 and not wide_split:
         return choose_tile(64, rows, v, sms, m, tma_x, k)
+    padding = -(-ntok // wide.bn) * wide.bn - ntok
     if (CLUSTER_2_4 and m == 4 and tma_x == 1 and tile is wide and ctas > sms and ntok >= CLUSTER_2_4_MIN_TOKENS
-            and CLUSTER_2_4_TILE.fits_frag_image(rows)):
+            and padding <= CLUSTER_2_4_MAX_PAD * ntok and CLUSTER_2_4_TILE.fits_frag_image(rows)):
         return CLUSTER_2_4_TILE
     return tile
 
