@@ -269,6 +269,25 @@ def test_tile_choice(monkeypatch):
     assert W.choose_tile(8192, 4096, 128, 132, m=4, tma_x=1) == W.TILE_TABLE[(128, 256)]
 
 
+def test_cluster_wave_from_the_driver(monkeypatch):
+    """A persistent cluster grid holds the clusters the driver says run at once (v220), in CTAs;
+    where the driver cannot answer, None (the grid keeps SMs / cluster clusters)."""
+    class Kernel:
+        def __init__(self, count):
+            self.count = count
+
+        def max_active_clusters(self, block, cluster, shared_mem=0):
+            if self.count is None:
+                raise RuntimeError("cuOccupancyMaxActiveClusters failed: CUDA_ERROR_INVALID_CONTEXT")
+            return self.count
+
+    for count, want in ((30, 120), (0, 4), (None, None)):
+        W._cluster_wave.cache_clear()
+        monkeypatch.setattr(W, "_kernel", lambda name, epi_tma=False, count=count: Kernel(count))
+        assert W._cluster_wave(0, "k", False, 384, 190_000, 4) == want
+    W._cluster_wave.cache_clear()
+
+
 def test_split_choice():
     tile = W.TILE_TABLE[(128, 64)]
     assert W.choose_splits(tile, 8, 4096, 256, 132) > 1  # decode: 32 CTAs for 132 SMs

@@ -11,6 +11,7 @@ stay for A/B runs (SMEM_A_TILES). Reference: :func:`vnmsparse.ops.spmm_reference
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import torch
 
@@ -596,6 +597,24 @@ DEFINES: dict = {}
 GATHER_BYTES_MAX = 2**32
 
 
+# v220: a persistent cluster grid holds as many clusters as the GPU runs at once (the driver's count,
+# GPC placement included: clusters that do not fit wait for a whole cluster's tiles to end), not
+# SMs / cluster; cuSPARSELt's 4-CTA clusters run 30 on the H200's 132 SMs (NOTES v54). H200, us, off /
+# on (ab_cluster_wave_h200_v220.txt): the 4-CTA persistent staged tile 4096^2 x 8192 426 -> 271, 4096 x
+# 11008 x 8192 1121 -> 720, 1024 x 4096 x 8192 124 -> 92; CLUSTER_2_4_TILE (2 CTAs) even (all fit).
+CLUSTER_WAVE_BY_DRIVER = True  # (A/B switch)
+
+
+@functools.lru_cache(maxsize=256)
+def _cluster_wave(device_index: int, name: str, epi_tma: bool, threads: int, smem: int, cluster: int) -> int | None:
+    """CTAs of the clusters of kernel ``name`` that device ``device_index`` (the current one) runs at
+    once, or None where the driver cannot say (the grid then stays SMs / cluster clusters)."""
+    try:
+        return max(1, _kernel(name, epi_tma).max_active_clusters(threads, (cluster, 1, 1), shared_mem=smem)) * cluster
+    except RuntimeError:  # e.g. no current context on this thread (v220's probe outside torch)
+        return None
+
+
 def _kernel(name: str, epi_tma: bool = False):
     tma = {"VNM_WG_EPI_TMA": 1, "VNM_WG_EPI_TMA_BUFS": EPI_TMA_BUFS} if epi_tma else {}
     return jit.get_kernel(SOURCE, name, params=_PARAMS, defines={**DEFINES, **tma})
@@ -793,11 +812,15 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     ymap = jit.tensor_map_2d(y, (64, 64)) if epi_tma else jit.NO_TENSOR_MAP  # [64 tokens][64 rows] boxes
     # A by TMA: a box of 2*KS values x bm rows per stage, whose 64B swizzle is the kernel's A image
     amap = jit.NO_TENSOR_MAP if a_regs else jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64)
-    _kernel(tile.name(x.dtype, cols is not None, splits > 1, direct, to_yt and splits == 1), epi_tma).launch(
+    name, smem = tile.name(x.dtype, cols is not None, splits > 1, direct, to_yt and splits == 1), tile.smem(to_yt, epi_tma)
+    if tile.persistent and tile.cluster > 1 and CLUSTER_WAVE_BY_DRIVER:
+        wave = _cluster_wave(x.device.index or 0, name, epi_tma, tile.threads, smem, tile.cluster)
+        grid = (min(grid[0], wave or grid[0]), *grid[1:])
+    _kernel(name, epi_tma).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS,
          xmap, amap, ymap, xtail),
-        shared_mem=tile.smem(to_yt, epi_tma), cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
+        shared_mem=smem, cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
     )
     if splits > 1:
         spmm_mma_sp.reduce_splits(partial, bias, y, sms)
