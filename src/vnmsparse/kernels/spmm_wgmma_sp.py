@@ -24,7 +24,7 @@ LAYOUT = "wgmma_sp"  # the ops layout name (dispatch key); the tensors are layou
 KS = spmm_mma_sp.KS  # groups per pipeline stage; must match wg::KS in the .cu
 _CTYPE = {torch.float16: "__half", torch.bfloat16: "__nv_bfloat16"}
 _PARAMS = ("ptr",) * 7 + ("i32",) * 10 + ("tmap",) * 4
-SMEM_PER_SM = 233472  # H100/H200: 228 KB per SM, of which 1 KB is reserved per resident CTA
+SMEM_PER_SM = spmm_mma_sp.SMEM_PER_SM
 
 
 @dataclasses.dataclass(frozen=True)
@@ -328,8 +328,8 @@ WIDE_SPLITS = True  # (A/B switch: False takes the decode tiles, as before v132)
 WIDE_SPLITS_MAX = 4
 # v215: where plain 2:4 on a row-major X takes 128 x 256 over more CTAs than SMs, CLUSTER_2_4_TILE
 # instead: A and metadata by bulk copy in the consumers' order (staged), X multicast over 2 row tiles,
-# persistent, as cuSPARSELt's fastest algorithm runs (NOTES v214; its 4-CTA clusters lost here, as
-# the register form in clusters did in v25 / v58). H200, us, default / this, replayed in turns
+# persistent, as cuSPARSELt's fastest algorithm runs (NOTES v214; its 4-CTA clusters lost here until
+# v220 sized their grid, as the register form in clusters did in v25 / v58). H200, us, default / this, in turns
 # (ab_staged_pc2_turns_h200_v215d.txt): 4096^2 x 8192 292.5 / 285.0, 4096 x 11008 x 8192 760.9 /
 # 745.2, 11008 x 4096 x 8192 848.4 / 802.8, 11008 x 4096 x 2048 225.8 / 216.2, 4096^2 x 2048 67.5 /
 # 63.6, 13824 x 5120 x 4096 679.1 / 640.7, 8192^2 x 4096 587.6 / 569.7; the same tile without the
