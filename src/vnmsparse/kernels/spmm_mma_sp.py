@@ -159,13 +159,12 @@ def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True, ro
     tile = TILE_TABLE[bulk][(bm, regime)]
     wide = TILE_TABLE[bulk].get((bm, "prefill_wide"))
     if regime == "prefill" and wide is not None and rows and sms:
-        def ctas(t):
-            return -(-rows // t.bm) * -(-ntok // t.bn)
+        def waves(t):  # whole waves of the tile's CTAs, each SM holding ctas_per_sm of them
+            return -(-(-(-rows // t.bm) * -(-ntok // t.bn)) // (sms * t.ctas_per_sm))
 
         # (v213: where the 128 x 64 grid fits one wave, its CTAs share the SMs two or three at once and the
         # 128 x 128 tile's single CTA an SM loses: 1024 x 4096 T = 2048 128:2:16 29.8 -> 39.2 us)
-        if ctas(tile) > sms * tile.ctas_per_sm and -(-ctas(wide) // (sms * wide.ctas_per_sm)) * WIDE_PREFILL_COST < \
-                -(-ctas(tile) // (sms * tile.ctas_per_sm)):
+        if waves(tile) > 1 and waves(wide) * WIDE_PREFILL_COST < waves(tile):
             return wide
     return tile
 
