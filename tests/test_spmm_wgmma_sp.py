@@ -598,6 +598,25 @@ def test_cluster_multicast(tile, monkeypatch):
 
 @pytest.mark.gpu
 @needs_sm90a
+@pytest.mark.parametrize("r,t", [(1000, 4), (1000, 13), (1000, 8), (8192, 8), (8192, 16), (8192, 40), (300, 100)])
+def test_feature_major_2to4_as_rows(r, t, monkeypatch):
+    """Plain 2:4 on a feature-major x (rows T tokens apart) goes to rows where TMA cannot read it as
+    X^T (T % 8 != 0) and at few tokens on many rows (v224); the result matches either way."""
+    gen = torch.Generator().manual_seed(r + t)
+    seen = []
+    as_rows = spmm_mma_sp.as_rows
+    monkeypatch.setattr(spmm_mma_sp, "as_rows", lambda x2: seen.append(x2.shape) or as_rows(x2))
+
+    def launch(x, vw, b, out):
+        return W.spmm_sm90a(x.t().contiguous().t(), *W.layout_of(vw), b, r, 264, 128, 4, out=out)
+
+    check_case(launch, r, 264, t, 128, 4, torch.bfloat16, True, gen, what="feature-major x")
+    want = t % 8 != 0 or (t <= W.XT_AS_ROWS_MAX_TOKENS and r >= W.XT_AS_ROWS_MIN_ROWS)
+    assert bool(seen) == want, (r, t, seen)
+
+
+@pytest.mark.gpu
+@needs_sm90a
 def test_gather_in_token_chunks(monkeypatch):
     """An X^T past the gather's 32-bit offsets runs in token chunks (the limit lowered here), from
     a row-major x and from a token-contiguous view, with split-K too; a K that no chunk fits is refused."""
