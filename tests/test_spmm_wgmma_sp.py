@@ -265,16 +265,6 @@ def test_tile_choice(monkeypatch):
     # ... not below CLUSTER_2_4_MIN_TOKENS, nor where the last token tile is mostly past T (v217)
     assert W.choose_tile(400, 13824, 128, 132, m=4, tma_x=1) == W.TILE_TABLE[(128, 256)]
     assert W.choose_tile(600, 11008, 128, 132, m=4, tma_x=1) != c2 and W.choose_tile(1300, 4096, 128, 132, m=4, tma_x=1) != c2
-    # ... in clusters of 4 where, counted in the driver's rounds (at_once), those cost less (v221)
-    c4, at_once = W.CLUSTER_4_2_4_TILE, (lambda t: {2: 132, 4: 120}[t.cluster])
-    assert (c4.cluster, c4.bn, c4.staged, c4.persistent) == (4, 256, True, True) and c4 in W.CLUSTER_TILES
-    for t, rows, want in ((8192, 4096, c4), (4096, 8192, c4), (8192, 13824, c4), (2048, 4096, c2), (8192, 1024, c2),
-                          (8192, 11008, c2), (4096, 4096, c2)):
-        assert W.choose_tile(t, rows, 128, 132, m=4, tma_x=1, at_once=at_once) == want, (t, rows)
-        assert W.choose_tile(t, rows, 128, 132, m=4, tma_x=1) == c2  # (no driver count: clusters of 2)
-    assert W.choose_tile(8192, 4096, 128, 132, m=4, tma_x=1, at_once=lambda t: None) == c2
-    monkeypatch.setattr(W, "CLUSTER_4_2_4", False)
-    assert W.choose_tile(8192, 4096, 128, 132, m=4, tma_x=1, at_once=at_once) == c2
     monkeypatch.setattr(W, "CLUSTER_2_4", False)
     assert W.choose_tile(8192, 4096, 128, 132, m=4, tma_x=1) == W.TILE_TABLE[(128, 256)]
 
@@ -919,7 +909,6 @@ def test_feature_major_input_and_paths_entry():
     (1000, 1000, 296, 64, 4),  # plain 2:4, X by TMA
     (4096, 512, 256, 128, 4),  # mid T 2:4 with K splits (v132): Y^T from the split reduction
     (2100, 520, 2050, 128, 4),  # 2:4 from 2048 tokens: the persistent cluster tile (v215), a padding row tile
-    (4096, 520, 8192, 128, 4),  # ... in clusters of 4 where the driver's rounds say (v221)
     (4096, 1000, 40, 128, 16),  # the 64-token decode tile with K splits: the same
     (300, 1000, 4, 128, 8),  # the decode kernel: copied
     (2048, 1000, 16, 128, 16),  # the narrow gathered tile

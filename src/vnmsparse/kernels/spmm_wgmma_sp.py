@@ -203,10 +203,9 @@ PERSISTENT_TILES = tuple(dataclasses.replace(t, persistent=True) for t in TILES)
 # into shared memory with X multicast over 4 (v55); NOTES v58: slower but for one shape.)
 # v215: ... and the staged persistent 128 x 256 tile in clusters of 2, which choose_tile runs (CLUSTER_2_4).
 CLUSTER_2_4_TILE = WgTile(128, 256, 4, 1, True, True, persistent=True, cluster=2)
-CLUSTER_4_2_4_TILE = dataclasses.replace(CLUSTER_2_4_TILE, cluster=4)  # (v221: CLUSTER_4_2_4)
 CLUSTER_TILES = (WgTile(128, 256, 6, 1, True, cluster=2), WgTile(128, 128, 10, 1, True, cluster=2),
                  WgTile(128, 256, 6, 1, True, persistent=True, cluster=2), WgTile(128, 256, 6, 1, True, cluster=4),
-                 CLUSTER_2_4_TILE, CLUSTER_4_2_4_TILE)
+                 CLUSTER_2_4_TILE)
 # v100-v101 (NOTES): the staged decode tiles with 4 ring stages per bulk copy, for gathered patterns
 # at T = 9-64 where a CTA runs >= GROUPED_MIN_STEPS steps (four copy groups; fewer lost: 4096^2
 # 128:2:16 at 4 steps +6%). LLaMA gate/up 128:2:8 T = 16 / 64 13.6 / 13.9 -> 12.5 / 12.5 us,
@@ -343,17 +342,10 @@ WIDE_SPLITS_MAX = 4
 CLUSTER_2_4 = True  # (A/B switch)
 CLUSTER_2_4_MIN_TOKENS = 512
 CLUSTER_2_4_MAX_PAD = 1 / 6
-# v221 (prepared from v220's four points, not yet routed by a measurement of its own): the same tile in
-# clusters of 4 where its rounds cost less. With the driver's grid (v220; 30 clusters of 4 on the H200
-# against 66 of 2) a round of it took 0.82-0.92 of a pc2 round (us, pc4 / pc2, rounds: 4096^2 x 8192
-# 271.5 / 288.5, 9 / 8; 4096 x 11008 x 8192 719.9 / 754.8, 9 / 8; 4096^2 x 2048 90.9 / 66.4, 3 / 2;
-# 1024 x 4096 x 8192 91.7 / 74.5, 3 / 2). A round: as many tiles as the GPU runs CTAs of the tile at once.
-CLUSTER_4_2_4 = True  # (A/B switch)
-CLUSTER_4_ROUND_COST = 0.87
 
 
 def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x: bool = False,
-                k: int | None = None, at_once=None) -> WgTile:
+                k: int | None = None) -> WgTile:
     """Decode (T <= 64) gets bn = 64 (plain 2:4 a staged tile: STAGED_2_4, or with X by TMA the
     narrowest of STAGED_2_4_NARROW that holds T, in 64 rows where STAGED_2_4_HALF says; V:2:M at
     T <= 32 the narrowest of NARROW_TILES, but on weights of at most DECODE_FEW_ROWS rows).
@@ -366,10 +358,7 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     fill the wave (v132), and takes 128 x 256 wherever that tile's grid is such a wave (v194) and
     256 x 128 where its waves cost least (TALL_TILE_COST, v197); where that 128 x 256 tile's grid
     exceeds the SMs, on a row-major X of CLUSTER_2_4_MIN_TOKENS or more that its token tiles pad by at
-    most CLUSTER_2_4_MAX_PAD, CLUSTER_2_4_TILE (v215, v217), or its form in clusters of 4 where that
-    runs fewer rounds, each CLUSTER_4_ROUND_COST of a round of clusters of 2 (v221); ``at_once``
-    (tile -> CTAs the GPU runs at once: the driver's count, which the launcher passes) counts the
-    rounds; without it, clusters of 2.
+    most CLUSTER_2_4_MAX_PAD, CLUSTER_2_4_TILE (v215, v217).
     Prefill tiles run persistent (PERSISTENT_STAGED) from M = PERSISTENT_MIN_M
     where K (None: unknown, any) gives them at most PERSISTENT_MAX_STEPS k-steps (0: any)."""
     bm = row_tile(v, m)
@@ -399,15 +388,7 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     padding = -(-ntok // wide.bn) * wide.bn - ntok
     if (CLUSTER_2_4 and m == 4 and tma_x == 1 and tile is wide and ctas > sms and ntok >= CLUSTER_2_4_MIN_TOKENS
             and padding <= CLUSTER_2_4_MAX_PAD * ntok and CLUSTER_2_4_TILE.fits_frag_image(rows)):
-        c2, c4 = CLUSTER_2_4_TILE, CLUSTER_4_2_4_TILE
-        n2, n4 = (at_once(c2), at_once(c4)) if CLUSTER_4_2_4 and at_once and c4.fits_frag_image(rows) else (0, 0)
-        if not (n2 and n4):
-            return c2
-
-        def rounds(t, ctas):
-            return -(-(t.row_tiles(rows) * -(-ntok // t.bn)) // ctas)
-
-        return c4 if rounds(c4, n4) * CLUSTER_4_ROUND_COST < rounds(c2, n2) else c2
+        return CLUSTER_2_4_TILE
     return tile
 
 
@@ -792,12 +773,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     if tile is None and splits is None and autotune.enabled() and a_regs:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct)
     chosen = tile is None
-    if tile is None:
-        def at_once(t):  # the driver's count of a cluster tile's CTAs that run at once, else None
-            return _cluster_wave(x.device.index or 0, t.name(x.dtype, False, False, 1), False, t.threads,
-                                 t.smem(False), t.cluster)
-
-        tile = choose_tile(ntok, r, v, sms, m, direct, k, at_once)
+    tile = tile or choose_tile(ntok, r, v, sms, m, direct, k)
     if chosen and direct == 3:
         tile = SLAB_TILES[tile]
     if not a_regs and tile.a_regs:
@@ -901,7 +877,7 @@ def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str
     tiles = ALL_TILES if tiles is None else tiles
     # the Y^T epilogue (feature-major out, v137) and X^T by TMA (plain 2:4 on a feature-major x) on
     # the tiles that run them by default; others compile them on first use
-    with_yt = TILES + PERSISTENT_TILES + (CLUSTER_2_4_TILE, CLUSTER_4_2_4_TILE)
+    with_yt = TILES + PERSISTENT_TILES + (CLUSTER_2_4_TILE,)
     with_xt = TILES + STAGED_2_4_TILES
     return [t.name(dtype, c, s, d, yt) for t in tiles for c, d in ((True, 0), (False, 0), (False, 1), (False, 2), (True, 3))
             if (t.mb == 1 or not c) and t.takes(d) and (d < 2 or d == 3 or t in with_xt)
