@@ -596,12 +596,21 @@ def test_cluster_multicast(tile, monkeypatch):
         W.spmm_sm90a(x.t().contiguous().t(), *W.layout_of(vw), None, 256, 64, 128, 4, tile=tile)
 
 
+def test_xt_as_rows_rule():
+    """v226's measured bounds: a feature-major x goes to rows where TMA cannot read it as X^T, and at few
+    tokens on many rows (T <= 8 from 4096 rows, T <= 32 from 8192), never at 1024 rows or T = 64."""
+    assert W.xt_as_rows(4, 1024, False) and W.xt_as_rows(100, 1024, False)
+    assert W.xt_as_rows(8, 4096, True) and W.xt_as_rows(32, 11008, True)
+    assert not any(W.xt_as_rows(t, r, True) for t, r in ((8, 1024), (16, 4096), (64, 11008), (2048, 4096)))
+
+
 @pytest.mark.gpu
 @needs_sm90a
-@pytest.mark.parametrize("r,t", [(1000, 4), (1000, 13), (1000, 8), (8192, 8), (8192, 16), (8192, 40), (300, 100)])
+@pytest.mark.parametrize("r,t", [(1000, 4), (1000, 13), (1000, 8), (4096, 8), (4096, 16), (8192, 32), (8192, 40),
+                                 (300, 100)])
 def test_feature_major_2to4_as_rows(r, t, monkeypatch):
     """Plain 2:4 on a feature-major x (rows T tokens apart) goes to rows where TMA cannot read it as
-    X^T (T % 8 != 0) and at few tokens on many rows (v224); the result matches either way."""
+    X^T (T % 8 != 0) and at few tokens on many rows (v224, v226); the result matches either way."""
     gen = torch.Generator().manual_seed(r + t)
     seen = []
     as_rows = spmm_mma_sp.as_rows
@@ -611,7 +620,7 @@ def test_feature_major_2to4_as_rows(r, t, monkeypatch):
         return W.spmm_sm90a(x.t().contiguous().t(), *W.layout_of(vw), b, r, 264, 128, 4, out=out)
 
     check_case(launch, r, 264, t, 128, 4, torch.bfloat16, True, gen, what="feature-major x")
-    want = t % 8 != 0 or (t <= W.XT_AS_ROWS_MAX_TOKENS and r >= W.XT_AS_ROWS_MIN_ROWS)
+    want = W.xt_as_rows(t, r, t % 8 == 0)
     assert bool(seen) == want, (r, t, seen)
 
 

@@ -699,16 +699,23 @@ def spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, *, 
     return out.view(*x.shape[:-1], out_features)
 
 
-# v224 (prepared, not run on a GPU): plain 2:4 on a feature-major x (grid v216, `auto_xt` against `auto`,
-# us): at T = 4 (rows 4 tokens apart: no X^T by TMA) the x went to rows and back to a padded X^T (two
-# transposes) for the gathered tile, 12.8 / 23.1 / 23.6 / 8.1 against 9.0 / 17.3 / 17.0 / 4.7 on rows
-# (LLaMA q/k/v/o, gate/up, down, BERT FFN2); at T = 8 / 16 X^T by TMA reads 16- / 32-byte rows once per
-# row tile, gate/up 32.2 / 22.2 against 17.2 / 17.3 (86 row tiles; BERT FFN2's 8 even). So such an x
-# goes to rows (one transpose, as_rows) and X comes by TMA as rows: where TMA cannot read it as X^T,
-# and up to XT_AS_ROWS_MAX_TOKENS tokens on weights of XT_AS_ROWS_MIN_ROWS rows or more.
+# v224: plain 2:4 on a feature-major x (grid v216, `auto_xt` against `auto`, us): at T = 4 (rows 4 tokens
+# apart: no X^T by TMA) the x went to rows and back to a padded X^T (two transposes) for the gathered tile,
+# 12.8 / 23.1 / 23.6 / 8.1 against 9.0 / 17.3 / 17.0 / 4.7 on rows (LLaMA q/k/v/o, gate/up, down, BERT
+# FFN2); at few tokens X^T by TMA reads 16- to 64-byte rows once per row tile, gate/up T = 8 / 16 32.2 /
+# 22.2 against 17.2 / 17.3. So such an x goes to rows (one transpose, as_rows) and X comes by TMA as rows
+# where TMA cannot read it as X^T (v224: T = 4 -16..-29%, T = 13 and 100 -22..-30%), and at few tokens on
+# many rows: XT_AS_ROWS_UPTO, (rows at least, tokens at most) pairs (v224, v226: T = 8 on 4096-5120 rows
+# -7..-15%, gate/up T = 16 / 32 -25 / -21%; T = 16 on 4096 rows +3..-2%, T = 64 +7..+15%, BERT FFN2's
+# 1024 rows +9..+20% at T = 8-64).
 XT_AS_ROWS = True  # (A/B switch)
-XT_AS_ROWS_MAX_TOKENS = 16
-XT_AS_ROWS_MIN_ROWS = 8192
+XT_AS_ROWS_UPTO = ((4096, 8), (8192, 32))
+
+
+def xt_as_rows(ntok: int, rows: int, xt_by_tma: bool) -> bool:
+    """Whether plain 2:4 on a feature-major x of ``ntok`` tokens goes to rows first (XT_AS_ROWS_UPTO);
+    xt_by_tma: TMA can read it as X^T (x_direct's mode 2)."""
+    return XT_AS_ROWS and (not xt_by_tma or any(rows >= r and ntok <= t for r, t in XT_AS_ROWS_UPTO))
 
 
 def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, tile, splits, out, tma_x, yt):
@@ -730,8 +737,8 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     # the launches below that cannot write Y^T write a row-major y for the caller to copy
     row_major = (lambda: y) if yt is None else (lambda: torch.empty(ntok, r, dtype=x.dtype, device=x.device))
     mode = x_direct(x2, cols is not None)
-    if (XT_AS_ROWS and m == 4 and tile is None and tma_x is None and x2.stride(0) == 1 and x2.stride(1) != 1
-            and (mode != 2 or (ntok <= XT_AS_ROWS_MAX_TOKENS and r >= XT_AS_ROWS_MIN_ROWS))):
+    if (m == 4 and tile is None and tma_x is None and x2.stride(0) == 1 and x2.stride(1) != 1
+            and xt_as_rows(ntok, r, mode == 2)):
         x2 = spmm_mma_sp.as_rows(x2)  # (one transpose: X by TMA as rows)
         mode = x_direct(x2, False)
     direct = mode if (TMA_X_BY_DEFAULT if tma_x is None else tma_x) else 0
