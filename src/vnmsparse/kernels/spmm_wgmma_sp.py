@@ -328,8 +328,8 @@ WIDE_SPLITS = True  # (A/B switch: False takes the decode tiles, as before v132)
 WIDE_SPLITS_MAX = 4
 # v215: where plain 2:4 on a row-major X takes 128 x 256 over more CTAs than SMs, CLUSTER_2_4_TILE
 # instead: A and metadata by bulk copy in the consumers' order (staged), X multicast over 2 row tiles,
-# persistent, as cuSPARSELt's fastest algorithm runs (NOTES v214; its 4-CTA clusters lost here until
-# v220 sized their grid, as the register form in clusters did in v25 / v58). H200, us, default / this, in turns
+# persistent, as cuSPARSELt's fastest algorithm runs (NOTES v214; its 4-CTA clusters lose here, with the
+# driver's grid too: +8..+13% in turns, v221; so did the register form in clusters, v25 / v58). H200, us, default / this, in turns
 # (ab_staged_pc2_turns_h200_v215d.txt): 4096^2 x 8192 292.5 / 285.0, 4096 x 11008 x 8192 760.9 /
 # 745.2, 11008 x 4096 x 8192 848.4 / 802.8, 11008 x 4096 x 2048 225.8 / 216.2, 4096^2 x 2048 67.5 /
 # 63.6, 13824 x 5120 x 4096 679.1 / 640.7, 8192^2 x 4096 587.6 / 569.7; the same tile without the
@@ -601,7 +601,8 @@ GATHER_BYTES_MAX = 2**32
 # GPC placement included: clusters that do not fit wait for a whole cluster's tiles to end), not
 # SMs / cluster; cuSPARSELt's 4-CTA clusters run 30 on the H200's 132 SMs (NOTES v54). H200, us, off /
 # on (ab_cluster_wave_h200_v220.txt): the 4-CTA persistent staged tile 4096^2 x 8192 426 -> 271, 4096 x
-# 11008 x 8192 1121 -> 720, 1024 x 4096 x 8192 124 -> 92; CLUSTER_2_4_TILE (2 CTAs) even (all fit).
+# 11008 x 8192 1121 -> 720, 1024 x 4096 x 8192 124 -> 92 (still slower than CLUSTER_2_4_TILE in turns, v221);
+# CLUSTER_2_4_TILE (2 CTAs) even (all fit).
 CLUSTER_WAVE_BY_DRIVER = True  # (A/B switch)
 
 
