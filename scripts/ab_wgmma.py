@@ -8,6 +8,8 @@
   python scripts/ab_wgmma.py PATH=auto,wgmma_sp,auto,wgmma_sp   (vnmsparse.spmm against the kernel it picks)
   python scripts/ab_wgmma.py SPLITS=0,1,2,3 --shapes 11008x4096x64:128:2:8   (K splits of the wgmma.sp path; 0: its own choice)
   python scripts/ab_wgmma.py PDL=0,1,0,1 --path auto --between 1 --shapes 4096x4096x1:128:2:8   (jit's switches too)
+  python scripts/ab_wgmma.py TILE=wg128x256s5t1pc2,wg128x256s4t1pc2+EPI_TMA=1+EPI_TMA_BUFS=3   (+NAME=v: that value's own
+      switches or macros besides the knob)
 
 --xt 1 times every call on X stored feature-major (x.t().contiguous().t(): no X^T transpose), the
 layout `vnmsparse bench spmm --paths auto_xt` times; --xt P > 1 the same with X^T's rows P-token
@@ -176,20 +178,30 @@ def main():
     TILE = parse_tile(fixed.pop("TILE")) if "TILE" in fixed else None
     for name in [n for n in fixed if hasattr(owner(n), n)]:  # host-side switches held fixed
         set_switch(owner(name), name, fixed.pop(name))
+    saved = {}  # host switches that a value's "+NAME=v" overrides changed: (module, original)
+
     def apply(value):  # the knob's value for the calls captured next
         global PATH, TILE, SPLITS
+        for name, (owner_mod, original) in saved.items():
+            setattr(owner_mod, name, original)
+        saved.clear()
+        value, *extra = value.split("+")
+        extra = dict(e.split("=") for e in extra)
+        for name in [n for n in extra if hasattr(owner(n), n)]:
+            saved[name] = (owner(name), getattr(owner(name), name))
+            set_switch(owner(name), name, extra.pop(name))
+        fixed_now = {**fixed, **extra}  # (the macros among the overrides)
         if macro == "PATH":
             PATH = value
         elif macro == "SPLITS":
             SPLITS = int(value) or None
         elif macro == "TILE":
             TILE = parse_tile(value)
-            set_defines(fixed)
         elif hasattr(mod, macro):  # a host-side switch of the module (TMA_X_BY_DEFAULT=0,1; RASTER_ROWS=0,12)
             set_switch(mod, macro, value)
-            set_defines(fixed)
         else:
-            set_defines({**fixed, macro: value})
+            fixed_now[macro] = value
+        set_defines(fixed_now)
 
     # Per shape, every value's graph first, then all timed in turns (the knob only matters at capture).
     for spec, r, k, t, cfg, sets in cases:
