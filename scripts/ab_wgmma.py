@@ -163,7 +163,7 @@ def main():
     kernel_mod = W if PATH == "wgmma_sp" else K
     # whose host-side switch it is (jit's, then either kernel module's; else a macro of kernel_mod's)
     owner = lambda name: next((mod for mod in (jit, kernel_mod, W, K) if hasattr(mod, name)), kernel_mod)
-    macro, values = args.knob.split("=")
+    macro, values = args.knob.split("=", 1)
     mod = owner(macro)
     gen = torch.Generator(device="cuda").manual_seed(0)
     cases = [(s, *case(s, gen)) for s in args.shapes.split(",")]

@@ -1,0 +1,78 @@
+"""SM clock and power while one prefill variant runs alone for a few seconds (GPU):
+python scripts/probes/clock_under_load.py 4096x4096x8192:2:4 wg128x256s5t1pc2 wg128x256s4t1pc2+EPI_TMA=1+EPI_TMA_BUFS=3 dense cslt
+Each tile (or cuBLAS on the masked weight: dense; cuSPARSELt's own choice of algorithm: cslt) (with ab_wgmma's +NAME=v overrides) is captured as a graph of back-to-back calls, replayed for
+SECONDS while nvidia-smi samples clocks.sm and power.draw; prints us per call, median clock, power, and
+cycles per call at that clock (whether a variant's gain in cycles is lost to a lower clock: power)."""
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+import torch
+
+from vnmsparse import bench
+from vnmsparse.kernels import spmm_wgmma_sp as W
+
+sys.path.insert(0, "scripts")
+from ab_wgmma import capture, case, parse_tile, run, set_switch  # noqa: E402
+import ab_wgmma  # noqa: E402
+
+SECONDS = 3.0
+
+
+def sample(stop, out):
+    while not stop.is_set():
+        q = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits"],
+                           capture_output=True, text=True).stdout.split(",")
+        out.append((float(q[0]), float(q[1])))
+        time.sleep(0.05)
+
+
+gen = torch.Generator(device="cuda").manual_seed(0)
+r, k, t, cfg, sets = case(sys.argv[1], gen)
+print(f"{sys.argv[1]}: variant, us a call, SM MHz (median under load), W, Mcycles a call")
+for spec in sys.argv[2:]:
+    tile, *extra = spec.split("+")
+    saved = {}
+    for name, value in (e.split("=") for e in extra):
+        if name.startswith("VNM_"):
+            saved["DEFINES"] = W.DEFINES
+            W.DEFINES = {**W.DEFINES, name: value}
+        else:
+            saved[name] = getattr(W, name)
+            set_switch(W, name, value)
+    n = max(12, len(sets))
+    if tile == "cslt":
+        wcs = [torch._cslt_compress(w) for _, w, _ in sets]
+        alg = bench.cslt_search(wcs[0], sets[0][0].t()) or (0, 1, None)
+        graph = capture(lambda i: bench._cslt_mm(wcs[i % len(sets)], sets[i % len(sets)][0].t(), alg), n)
+    else:
+        ab_wgmma.PATH = "dense" if tile == "dense" else "wgmma_sp"
+        ab_wgmma.TILE = None if tile == "dense" else parse_tile(tile)
+        graph = capture(lambda i: run(sets, r, k, cfg, i), n)
+    torch.cuda.synchronize()
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    stop, samples = threading.Event(), []
+    start = time.time()
+    reps = 0
+    a.record()
+    th = threading.Thread(target=sample, args=(stop, samples))
+    th.start()
+    while time.time() - start < SECONDS:
+        for _ in range(20):
+            graph.replay()
+        reps += 20
+        torch.cuda.current_stream().synchronize() if reps % 200 == 0 else None
+    b.record()
+    b.synchronize()
+    stop.set()
+    th.join()
+    us = a.elapsed_time(b) * 1e3 / (reps * n)
+    tail = samples[len(samples) // 3:]  # (past the clock's first response)
+    mhz, watts = statistics.median(s[0] for s in tail), statistics.median(s[1] for s in tail)
+    print(f"{spec:52s} {us:8.1f} us {mhz:6.0f} MHz {watts:6.0f} W {us * mhz / 1e6:7.3f} Mcycles")
+    for name, value in saved.items():
+        setattr(W, name, value)
+    del graph
+    torch.cuda.empty_cache()
