@@ -106,6 +106,19 @@ def test_key_changes_when_any_source_file_changes(tmp_path):
 
 
 @needs_nvrtc
+def test_source_elsewhere_includes_the_package_headers(tmp_path):
+    # (scripts/probes/peak_probe.cu includes wgmma.cuh this way)
+    (tmp_path / "probe.cu").write_text('#include "jit_selftest.cuh"\n'
+                                       "template <typename T> __global__ void twice(T* y) { y[0] = vnm_selftest::from_float<T>"
+                                       "(2.0f * vnm_selftest::to_float(y[0])); }\n")
+    module = jit.compile("probe.cu", ["twice<float>"], "sm_80", source_dir=tmp_path)
+    assert module.origin == "compiled"
+    # a header of the source's own folder shadows the package's, and counts in the key
+    (tmp_path / "jit_selftest.cuh").write_text((jit.CSRC_DIR / "jit_selftest.cuh").read_text() + "\n// own copy\n")
+    assert jit.compile("probe.cu", ["twice<float>"], "sm_80", source_dir=tmp_path).key != module.key
+
+
+@needs_nvrtc
 @pytest.mark.parametrize("damage", ["bad_json", "missing_cubin", "truncated_cubin", "empty_dir"])
 def test_damaged_entry_is_rebuilt(damage):
     good = jit.compile(SELFTEST, AXPY, "sm_80")

@@ -29,50 +29,61 @@ def sample(stop, out):
         time.sleep(0.05)
 
 
-gen = torch.Generator(device="cuda").manual_seed(0)
-r, k, t, cfg, sets = case(sys.argv[1], gen)
-print(f"{sys.argv[1]}: variant, us a call, SM MHz (median under load), W, Mcycles a call")
-for spec in sys.argv[2:]:
-    tile, *extra = spec.split("+")
-    saved = {}
-    for name, value in (e.split("=") for e in extra):
-        if name.startswith("VNM_"):
-            saved["DEFINES"] = W.DEFINES
-            W.DEFINES = {**W.DEFINES, name: value}
-        else:
-            saved[name] = getattr(W, name)
-            set_switch(W, name, value)
-    n = max(12, len(sets))
-    if tile == "cslt":
-        wcs = [torch._cslt_compress(w) for _, w, _ in sets]
-        alg = bench.cslt_search(wcs[0], sets[0][0].t()) or (0, 1, None)
-        graph = capture(lambda i: bench._cslt_mm(wcs[i % len(sets)], sets[i % len(sets)][0].t(), alg), n)
-    else:
-        ab_wgmma.PATH = "dense" if tile == "dense" else "wgmma_sp"
-        ab_wgmma.TILE = None if tile == "dense" else parse_tile(tile)
-        graph = capture(lambda i: run(sets, r, k, cfg, i), n)
-    torch.cuda.synchronize()
+def sustained(replay, seconds=SECONDS):
+    """(ms a replay, median SM MHz, median W) of replay() run back to back for `seconds` while
+    nvidia-smi samples (the first third of the samples left out: the clock's first response)."""
     a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     stop, samples = threading.Event(), []
-    start = time.time()
-    reps = 0
-    a.record()
     th = threading.Thread(target=sample, args=(stop, samples))
+    start, reps = time.time(), 0
+    a.record()
     th.start()
-    while time.time() - start < SECONDS:
+    while time.time() - start < seconds:
         for _ in range(20):
-            graph.replay()
+            replay()
         reps += 20
-        torch.cuda.current_stream().synchronize() if reps % 200 == 0 else None
+        if reps % 200 == 0:  # (bounds the queue)
+            torch.cuda.current_stream().synchronize()
     b.record()
     b.synchronize()
     stop.set()
     th.join()
-    us = a.elapsed_time(b) * 1e3 / (reps * n)
-    tail = samples[len(samples) // 3:]  # (past the clock's first response)
-    mhz, watts = statistics.median(s[0] for s in tail), statistics.median(s[1] for s in tail)
-    print(f"{spec:52s} {us:8.1f} us {mhz:6.0f} MHz {watts:6.0f} W {us * mhz / 1e6:7.3f} Mcycles")
-    for name, value in saved.items():
-        setattr(W, name, value)
-    del graph
-    torch.cuda.empty_cache()
+    tail = samples[len(samples) // 3:]
+    return a.elapsed_time(b) / reps, statistics.median(s[0] for s in tail), statistics.median(s[1] for s in tail)
+
+
+def main():
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    r, k, t, cfg, sets = case(sys.argv[1], gen)
+    print(f"{sys.argv[1]}: variant, us a call, SM MHz (median under load), W, Mcycles a call")
+    for spec in sys.argv[2:]:
+        tile, *extra = spec.split("+")
+        saved = {}
+        for name, value in (e.split("=") for e in extra):
+            if name.startswith("VNM_"):
+                saved.setdefault("DEFINES", W.DEFINES)
+                W.DEFINES = {**W.DEFINES, name: value}
+            else:
+                saved[name] = getattr(W, name)
+                set_switch(W, name, value)
+        n = max(12, len(sets))
+        if tile == "cslt":
+            wcs = [torch._cslt_compress(w) for _, w, _ in sets]
+            alg = bench.cslt_search(wcs[0], sets[0][0].t()) or (0, 1, None)
+            graph = capture(lambda i: bench._cslt_mm(wcs[i % len(sets)], sets[i % len(sets)][0].t(), alg), n)
+        else:
+            ab_wgmma.PATH = "dense" if tile == "dense" else "wgmma_sp"
+            ab_wgmma.TILE = None if tile == "dense" else parse_tile(tile)
+            graph = capture(lambda i: run(sets, r, k, cfg, i), n)
+        torch.cuda.synchronize()
+        ms, mhz, watts = sustained(graph.replay)
+        us = ms * 1e3 / n
+        print(f"{spec:52s} {us:8.1f} us {mhz:6.0f} MHz {watts:6.0f} W {us * mhz / 1e6:7.3f} Mcycles")
+        for name, value in saved.items():
+            setattr(W, name, value)
+        del graph
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()

@@ -508,15 +508,24 @@ def _package_version() -> str:
 # Cache internals
 
 
+def _source_dirs(src_dir: Path) -> tuple[Path, ...]:
+    """Where a source's includes resolve: its own folder, then the package's csrc/ (so that a
+    probe kept elsewhere can include wgmma.cuh)."""
+    return (src_dir,) if src_dir.resolve() == CSRC_DIR else (src_dir, CSRC_DIR)
+
+
 def _cache_key(src_dir, source, names, arch, defines, options, lineinfo, tools) -> str:
-    # Every file of the source folder counts, by content, so editing any header
-    # invalidates the cache without a version bump; paths do not, so a copied
-    # tree hits the same entries.
-    files = {
-        str(p.relative_to(src_dir)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(src_dir.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts
-    }
+    # Every file that an include could resolve to counts, by content (the source's folder first,
+    # as the compiler looks), so editing any header invalidates the cache without a version bump;
+    # paths do not, so a copied tree hits the same entries.
+    files = {}
+    for d in reversed(_source_dirs(src_dir)):
+        files.update({
+            str(p.relative_to(d)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(d.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts
+        })
+    files = dict(sorted(files.items()))
     payload = {
         "format": _CACHE_FORMAT,
         "files": files,
@@ -592,7 +601,7 @@ def _nvrtc(src_dir, source, names, arch, defines, options, lineinfo, tools, targ
         use_fast_math=False,
         lineinfo=lineinfo,
         ptxas_options=["-v"],  # always: cheap, and it is how resources() learns about spills
-        include_path=[str(src_dir), *tools.include_dirs],
+        include_path=[str(d) for d in _source_dirs(src_dir)] + list(tools.include_dirs),
         define_macro=list(defines.items()) or None,
         **options,
     )

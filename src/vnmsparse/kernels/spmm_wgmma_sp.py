@@ -202,8 +202,10 @@ PERSISTENT_TILES = tuple(dataclasses.replace(t, persistent=True) for t in TILES)
 # (Measured and dropped: 64-token clusters of 2 / 4 (v57b) and cuSPARSELt's structure, A by TMA
 # into shared memory with X multicast over 4 (v55); NOTES v58: slower but for one shape.)
 # v215: ... and the staged persistent 128 x 256 tile in clusters of 2, which choose_tile runs (CLUSTER_2_4).
-# v229: with cuSPARSELt's 5 stages (229,376 of an SM's 233,472 bytes) -2..-2.5% against 4 in turns
-# (4096^2 x 8192 296.1 -> 290.0 us, 4096 x 11008 x 8192 773.4 -> 754.2, 8192^2 x 4096 589.2 -> 578.4).
+# v229: with cuSPARSELt's 5 stages (229,376 of an SM's 233,472 bytes) -1.6..-3.1% against 4 at 12 shapes
+# in turns (ab_pc2_s5_h200_v229.txt, us: 4096^2 x 8192 294.2 -> 288.5, 4096 x 11008 x 8192 763.0 -> 746.4,
+# 8192^2 x 4096 582.9 -> 570.7, 28672 x 8192 x 4096 2154.9 -> 2088.5). Y by TMA stores beside a 4-stage ring
+# lost (+6%, v230): at the card's power limit, fewer cycles in a burst were more under load.
 CLUSTER_2_4_TILE = WgTile(128, 256, 5, 1, True, True, persistent=True, cluster=2)
 CLUSTER_TILES = (WgTile(128, 256, 6, 1, True, cluster=2), WgTile(128, 128, 10, 1, True, cluster=2),
                  WgTile(128, 256, 6, 1, True, persistent=True, cluster=2), WgTile(128, 256, 6, 1, True, cluster=4),
