@@ -384,8 +384,10 @@ def test_sm_clock_monitor_windows():
     assert mon.median(1.5, 3.5) == 1680.0
     assert mon.median(2.2, 2.8) == 1700.0  # between samples: the last one before the window's end
     assert math.isnan(mon.median(0.1, 0.5))
-    mon._read(io.StringIO("1980\n[N/A]\n1700\n"))
-    assert mon.mhz[-2:] == [1980.0, 1700.0]
+    mon.watts = [700.0, 690.0, 680.0, 650.0]
+    assert mon.median_watts(1.5, 3.5) == 685.0
+    mon._read(io.StringIO("1980, 312.5\n[N/A], [N/A]\n1700\n"))
+    assert mon.mhz[-2:] == [1980.0, 1700.0] and mon.watts[-2] == 312.5 and math.isnan(mon.watts[-1])
 
     def missing(*a, **k):
         raise FileNotFoundError("nvidia-smi")

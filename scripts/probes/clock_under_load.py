@@ -1,12 +1,10 @@
 """SM clock and power while one prefill variant runs alone for a few seconds (GPU):
 python scripts/probes/clock_under_load.py 4096x4096x8192:2:4 wg128x256s5t1pc2 wg128x256s4t1pc2+EPI_TMA=1+EPI_TMA_BUFS=3 dense cslt
-Each tile (or cuBLAS on the masked weight: dense; cuSPARSELt's own choice of algorithm: cslt) (with ab_wgmma's +NAME=v overrides) is captured as a graph of back-to-back calls, replayed for
-SECONDS while nvidia-smi samples clocks.sm and power.draw; prints us per call, median clock, power, and
-cycles per call at that clock (whether a variant's gain in cycles is lost to a lower clock: power)."""
-import statistics
-import subprocess
+Each tile (with ab_wgmma's +NAME=v overrides; dense: cuBLAS on the masked weight; cslt: cuSPARSELt's own
+choice of algorithm) is captured as a graph of back-to-back calls, replayed for SECONDS while nvidia-smi
+samples the SM clock and the power draw; prints us per call, median clock, power, and cycles per call at
+that clock (whether a variant's gain in cycles is lost to a lower clock: power)."""
 import sys
-import threading
 import time
 
 import torch
@@ -21,24 +19,14 @@ import ab_wgmma  # noqa: E402
 SECONDS = 3.0
 
 
-def sample(stop, out):
-    while not stop.is_set():
-        q = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits"],
-                           capture_output=True, text=True).stdout.split(",")
-        out.append((float(q[0]), float(q[1])))
-        time.sleep(0.05)
-
-
 def sustained(replay, seconds=SECONDS):
     """(ms a replay, median SM MHz, median W) of replay() run back to back for `seconds` while
-    nvidia-smi samples (the first third of the samples left out: the clock's first response)."""
+    nvidia-smi samples (bench.SmClockMonitor; the first third left out: the clock's first response)."""
+    monitor = bench.SmClockMonitor(bench.smi_id(torch.device("cuda", torch.cuda.current_device())))
     a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    stop, samples = threading.Event(), []
-    th = threading.Thread(target=sample, args=(stop, samples))
-    start, reps = time.time(), 0
+    start, reps = time.perf_counter(), 0
     a.record()
-    th.start()
-    while time.time() - start < seconds:
+    while time.perf_counter() - start < seconds:
         for _ in range(20):
             replay()
         reps += 20
@@ -46,10 +34,10 @@ def sustained(replay, seconds=SECONDS):
             torch.cuda.current_stream().synchronize()
     b.record()
     b.synchronize()
-    stop.set()
-    th.join()
-    tail = samples[len(samples) // 3:]
-    return a.elapsed_time(b) / reps, statistics.median(s[0] for s in tail), statistics.median(s[1] for s in tail)
+    end = time.perf_counter()
+    monitor.close()
+    settled = start + (end - start) / 3
+    return a.elapsed_time(b) / reps, monitor.median(settled, end), monitor.median_watts(settled, end)
 
 
 def main():

@@ -373,15 +373,17 @@ def _timing(per_call_s: list, wall_s: float, method, n_sets, calls, reps, first_
 
 
 class SmClockMonitor:
-    """The GPU's SM clock, sampled in the background: one ``nvidia-smi ... -lms`` process streams
-    a value every ``period_ms`` into a list that :meth:`median` reads for a time window
-    (``time.perf_counter`` seconds). Without nvidia-smi every median is NaN."""
+    """The GPU's SM clock (and power draw), sampled in the background: one ``nvidia-smi ... -lms``
+    process streams a sample every ``period_ms`` into lists that :meth:`median` and
+    :meth:`median_watts` read for a time window (``time.perf_counter`` seconds). Without nvidia-smi
+    every median is NaN."""
 
     def __init__(self, gpu_id: str, period_ms: int = 20, popen=subprocess.Popen):
         self.times: list = []
         self.mhz: list = []
+        self.watts: list = []
         self.proc = None
-        query = ["nvidia-smi", f"--id={gpu_id}", "--query-gpu=clocks.sm", "--format=csv,noheader,nounits",
+        query = ["nvidia-smi", f"--id={gpu_id}", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits",
                  "-lms", str(period_ms)]
         try:
             self.proc = popen(query, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -391,23 +393,36 @@ class SmClockMonitor:
 
     def _read(self, lines) -> None:
         for line in lines:
+            fields = line.split(",")
             try:
-                value = float(line.strip())
+                mhz = float(fields[0])
             except ValueError:
                 continue  # "[N/A]" or a partial line
+            try:
+                watts = float(fields[1])
+            except (IndexError, ValueError):
+                watts = math.nan
+            self.watts.append(watts)  # (before times: a reader sees no time without its values)
+            self.mhz.append(mhz)
             self.times.append(time.perf_counter())
-            self.mhz.append(value)
 
     def median(self, t0: float, t1: float) -> float:
         """Median clock sampled in [t0, t1]; a window shorter than the period gets the last sample
         before t1; NaN when there is none."""
+        return self._median(self.mhz, t0, t1)
+
+    def median_watts(self, t0: float, t1: float) -> float:
+        """Median power draw in [t0, t1], as :meth:`median`."""
+        return self._median(self.watts, t0, t1)
+
+    def _median(self, values: list, t0: float, t1: float) -> float:
         import bisect
 
         n = len(self.times)  # the reader only appends: a consistent prefix
         lo, hi = bisect.bisect_left(self.times, t0, 0, n), bisect.bisect_right(self.times, t1, 0, n)
         if hi > lo:
-            return statistics.median(self.mhz[lo:hi])
-        return self.mhz[hi - 1] if hi > 0 else math.nan
+            return statistics.median(values[lo:hi])
+        return values[hi - 1] if hi > 0 else math.nan
 
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
