@@ -119,6 +119,17 @@ def test_source_elsewhere_includes_the_package_headers(tmp_path):
 
 
 @needs_nvrtc
+@pytest.mark.parametrize("source,names", [("stream_probe.cu", ["stream_probe"]),
+                                          ("peak_probe.cu", ["vnm::peak_probe<true>", "vnm::peak_probe<false>"])])
+def test_probe_sources_compile(source, names):
+    """The GPU probes under scripts/probes build for sm_90a without spills (a header change that breaks
+    one shows here, not on the device)."""
+    probes = os.path.join(os.path.dirname(__file__), os.pardir, "scripts", "probes")
+    resources = jit.compile_report(source, names, "sm_90a", source_dir=probes)
+    assert set(resources) == set(names) and all(r.spills == 0 for r in resources.values())
+
+
+@needs_nvrtc
 @pytest.mark.parametrize("damage", ["bad_json", "missing_cubin", "truncated_cubin", "empty_dir"])
 def test_damaged_entry_is_rebuilt(damage):
     good = jit.compile(SELFTEST, AXPY, "sm_80")

@@ -6,7 +6,7 @@
 //   mode 2: a 2-D TMA box of 64 bf16 x rows_per_cta rows of a row-major matrix (cuBLAS's pattern)
 // variant (v77b): 0 arrive.expect_tx (.release, as the kernels), 1 the same .relaxed, 2 each
 // stage issued by lane i % 32 of the producer warp, 3 as 0 plus an L2 prefetch half a ring ahead
-#include "../../src/vnmsparse/kernels/csrc/common.cuh"
+#include "common.cuh"  // (the package's csrc/: jit resolves includes there too)
 using namespace vnm;
 
 extern "C" __global__ void __launch_bounds__(64) stream_probe(const unsigned char* base, const __grid_constant__ TensorMap map,
