@@ -115,6 +115,19 @@ def set_switch(mod, name, value):
     setattr(mod, name, kind(value) if kind else value == "1")
 
 
+def overrides(value, owner):
+    """A knob value's "+NAME=v" overrides (wg128x256s4t1pc2+EPI_TMA=1+VNM_WG_SKIP_B=1): those that are host
+    switches of owner(NAME) are set now; returns the value before them, the others (macros), and a function
+    that puts the switches back."""
+    value, *extra = value.split("+")
+    macros = dict(e.split("=") for e in extra)
+    saved = []
+    for name in [n for n in macros if hasattr(owner(n), n)]:
+        saved.append((owner(name), name, getattr(owner(name), name)))
+        set_switch(owner(name), name, macros.pop(name))
+    return value, macros, lambda: [setattr(mod, name, original) for mod, name, original in saved]
+
+
 def capture(fn, n=12):  # n: calls per graph (at least one per rotating set)
     for i in range(max(3, n)):  # every set's kernel layouts are built outside the capture
         fn(i)
@@ -178,19 +191,14 @@ def main():
     TILE = parse_tile(fixed.pop("TILE")) if "TILE" in fixed else None
     for name in [n for n in fixed if hasattr(owner(n), n)]:  # host-side switches held fixed
         set_switch(owner(name), name, fixed.pop(name))
-    saved = {}  # host switches that a value's "+NAME=v" overrides changed: (module, original)
+    restore = lambda: None  # the previous value's overrides, undone before the next one's
 
     def apply(value):  # the knob's value for the calls captured next
         global PATH, TILE, SPLITS
-        for name, (owner_mod, original) in saved.items():
-            setattr(owner_mod, name, original)
-        saved.clear()
-        value, *extra = value.split("+")
-        extra = dict(e.split("=") for e in extra)
-        for name in [n for n in extra if hasattr(owner(n), n)]:
-            saved[name] = (owner(name), getattr(owner(name), name))
-            set_switch(owner(name), name, extra.pop(name))
-        fixed_now = {**fixed, **extra}  # (the macros among the overrides)
+        nonlocal restore
+        restore()
+        value, macros, restore = overrides(value, owner)
+        fixed_now = {**fixed, **macros}
         if macro == "PATH":
             PATH = value
         elif macro == "SPLITS":

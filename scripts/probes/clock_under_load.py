@@ -13,7 +13,7 @@ from vnmsparse import bench
 from vnmsparse.kernels import spmm_wgmma_sp as W
 
 sys.path.insert(0, "scripts")
-from ab_wgmma import capture, case, parse_tile, run, set_switch  # noqa: E402
+from ab_wgmma import capture, case, overrides, parse_tile, run, set_defines  # noqa: E402
 import ab_wgmma  # noqa: E402
 
 SECONDS = 3.0
@@ -45,15 +45,9 @@ def main():
     r, k, t, cfg, sets = case(sys.argv[1], gen)
     print(f"{sys.argv[1]}: variant, us a call, SM MHz (median under load), W, Mcycles a call")
     for spec in sys.argv[2:]:
-        tile, *extra = spec.split("+")
-        saved = {}
-        for name, value in (e.split("=") for e in extra):
-            if name.startswith("VNM_"):
-                saved.setdefault("DEFINES", W.DEFINES)
-                W.DEFINES = {**W.DEFINES, name: value}
-            else:
-                saved[name] = getattr(W, name)
-                set_switch(W, name, value)
+        defines = W.DEFINES
+        tile, macros, restore = overrides(spec, lambda name: W)
+        set_defines({**defines, **macros})
         n = max(12, len(sets))
         if tile == "cslt":
             wcs = [torch._cslt_compress(w) for _, w, _ in sets]
@@ -67,8 +61,8 @@ def main():
         ms, mhz, watts = sustained(graph.replay)
         us = ms * 1e3 / n
         print(f"{spec:52s} {us:8.1f} us {mhz:6.0f} MHz {watts:6.0f} W {us * mhz / 1e6:7.3f} Mcycles")
-        for name, value in saved.items():
-            setattr(W, name, value)
+        restore()
+        set_defines(defines)
         del graph
         torch.cuda.empty_cache()
 

@@ -389,9 +389,9 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
     wide_split = WIDE_SPLITS and m == 4 and tma_x and tile.splittable and sms // ctas <= WIDE_SPLITS_MAX
     if MID_T_DECODE_TILES and ctas <= sms // 2 and not wide_split:
         return choose_tile(64, rows, v, sms, m, tma_x, k)
-    padding = -(-ntok // wide.bn) * wide.bn - ntok
     if (CLUSTER_2_4 and m == 4 and tma_x == 1 and tile is wide and ctas > sms and ntok >= CLUSTER_2_4_MIN_TOKENS
-            and padding <= CLUSTER_2_4_MAX_PAD * ntok and CLUSTER_2_4_TILE.fits_frag_image(rows)):
+            and -(-ntok // wide.bn) * wide.bn - ntok <= CLUSTER_2_4_MAX_PAD * ntok  # (the token tiles' padding)
+            and CLUSTER_2_4_TILE.fits_frag_image(rows)):
         return CLUSTER_2_4_TILE
     return tile
 
