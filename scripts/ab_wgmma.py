@@ -8,7 +8,7 @@
   python scripts/ab_wgmma.py PATH=auto,wgmma_sp,auto,wgmma_sp   (vnmsparse.spmm against the kernel it picks)
   python scripts/ab_wgmma.py SPLITS=0,1,2,3 --shapes 11008x4096x64:128:2:8   (K splits of the wgmma.sp path; 0: its own choice)
   python scripts/ab_wgmma.py PDL=0,1,0,1 --path auto --between 1 --shapes 4096x4096x1:128:2:8   (jit's switches too)
-  python scripts/ab_wgmma.py TILE=wg128x256s5t1pc2,wg128x256s4t1pc2+EPI_TMA=1+EPI_TMA_BUFS=3   (+NAME=v: that value's own
+  python scripts/ab_wgmma.py TILE=wg128x256s5t1pc2,wg128x256s5t1pc2+CLUSTER_WAVE_BY_DRIVER=0+VNM_WG_SKIP_B=1   (+NAME=v: that value's own
       switches or macros besides the knob)
 
 --xt 1 times every call on X stored feature-major (x.t().contiguous().t(): no X^T transpose), the
@@ -116,7 +116,7 @@ def set_switch(mod, name, value):
 
 
 def overrides(value, owner):
-    """A knob value's "+NAME=v" overrides (wg128x256s4t1pc2+EPI_TMA=1+VNM_WG_SKIP_B=1): those that are host
+    """A knob value's "+NAME=v" overrides (wg128x256s5t1pc2+CLUSTER_WAVE_BY_DRIVER=0+VNM_WG_SKIP_B=1): those that are host
     switches of owner(NAME) are set now; returns the value before them, the others (macros), and a function
     that puts the switches back."""
     value, *extra = value.split("+")

@@ -103,11 +103,7 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
             tma = cfg.m == 4 and W.x_direct(x, False)
             if (tile.mb == 2 or tile.cluster > 1) and (cfg.m != 4 or ((tile.staged or tile.cluster > 1) and not tma)):
                 continue
-            # Y by TMA stores too (v29), through 4 staging boxes in turn (v151) where they fit
-            for W.EPI_TMA, W.EPI_TMA_BUFS in ((False, 1), (True, 4)) if tile.persistent else ((False, 1),):
-                check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=tile, tma_x=tma),
-                      f"wgmma {tile} epi_tma={W.EPI_TMA}")
-            W.EPI_TMA, W.EPI_TMA_BUFS = False, 1
+            check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=tile, tma_x=tma), f"wgmma {tile}")
             if tile.cluster == 1 or tile is W.CLUSTER_2_4_TILE:  # Y^T into a feature-major out (v137)
                 yt = torch.full((r, t), float("nan"), dtype=dtype, device="cuda").t()
                 check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=tile, tma_x=tma, out=yt),

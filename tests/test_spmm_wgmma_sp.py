@@ -98,21 +98,6 @@ def test_experiment_knobs_compile_without_spills():
     assert all(r.spills == 0 and r.stack_bytes == 0 for r in module.resources().values())
 
 
-@needs_nvrtc
-def test_tma_store_epilogue_compiles():
-    """v29's TMA-store epilogue (VNM_WG_EPI_TMA, the EPI_TMA switch) builds for every persistent
-    tile with one m64 block per consumer (not 256 x 128): no wgmma serialisation; the 128 x 256 X^T
-    variants spill a few words around the epilogue (once per tile, not in the main loop), the others
-    nothing."""
-    tiles = tuple(t for t in W.PERSISTENT_TILES if t.mb == 1)
-    for bufs in (1, 4):  # one staging box, or up to 4 in turn (v151)
-        module = jit.compile(W.SOURCE, W.name_expressions(torch.bfloat16, tiles), "sm_90a",
-                             defines={"VNM_WG_EPI_TMA": 1, "VNM_WG_EPI_TMA_BUFS": bufs})
-        assert "serializ" not in module.log.lower(), module.log
-        for name, res in module.resources().items():
-            assert res.stack_bytes <= (64 if "256, 6, " in name else 0), (name, res)
-
-
 def _sass_by_kernel(cubin: bytes, tmp_path) -> dict:
     path = tmp_path / "wgmma_sp.cubin"
     path.write_bytes(cubin)
@@ -283,8 +268,8 @@ def test_cluster_wave_from_the_driver(monkeypatch):
 
     for count, want in ((30, 120), (0, 4), (None, None)):
         W._cluster_wave.cache_clear()
-        monkeypatch.setattr(W, "_kernel", lambda name, epi_tma=False, count=count: Kernel(count))
-        assert W._cluster_wave(0, "k", False, 384, 190_000, 4) == want
+        monkeypatch.setattr(W, "_kernel", lambda name, count=count: Kernel(count))
+        assert W._cluster_wave(0, "k", 384, 190_000, 4) == want
     W._cluster_wave.cache_clear()
 
 
@@ -534,20 +519,16 @@ def test_every_tile(tile):
 
 @pytest.mark.gpu
 @needs_sm90a
-@pytest.mark.parametrize("raster,epi_tma", [(0, False), (3, False), (0, 1), (0, 4)])
+@pytest.mark.parametrize("raster", [0, 3])
 @pytest.mark.parametrize("tile", W.PERSISTENT_TILES, ids=str)
-def test_persistent_tile_loops(tile, raster, epi_tma, monkeypatch):
+def test_persistent_tile_loops(tile, raster, monkeypatch):
     """Persistent tiles (v24) on a grid made small (as if the GPU had 3 SMs), so that each CTA runs
     many tiles: the ring's stage and phase carry across tiles whose step count is no multiple of
     the stages, ragged last tiles in R and T, the epilogue in 64-token passes; tiles numbered in
-    bands of 3 row tiles too (RASTER_ROWS, the last band ragged: every tile written once); Y by TMA
-    stores (EPI_TMA, v29; R % 8 != 0 falls back to the 16-byte stores) from one staging box or up
-    to 4 used in turn (EPI_TMA_BUFS, v151)."""
+    bands of 3 row tiles too (RASTER_ROWS, the last band ragged: every tile written once)."""
     gen = torch.Generator().manual_seed(tile.bm * 5 + tile.bn)
     monkeypatch.setattr(W, "_sms", lambda index: 3)
     monkeypatch.setattr(W, "RASTER_ROWS", raster)
-    monkeypatch.setattr(W, "EPI_TMA", bool(epi_tma))
-    monkeypatch.setattr(W, "EPI_TMA_BUFS", max(1, int(epi_tma)))
 
     def case(r, k, t, v, m, dtype, bias, **kw):
         check_case(lambda x, vw, b, out: W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, v, m, tile=tile, out=out, **kw),

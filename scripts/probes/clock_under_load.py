@@ -1,5 +1,5 @@
 """SM clock and power while one prefill variant runs alone for a few seconds (GPU):
-python scripts/probes/clock_under_load.py 4096x4096x8192:2:4 wg128x256s5t1pc2 wg128x256s4t1pc2+EPI_TMA=1+EPI_TMA_BUFS=3 dense cslt
+python scripts/probes/clock_under_load.py 4096x4096x8192:2:4 wg128x256s5t1pc2 wg128x256s5t1pc2+VNM_WG_SKIP_B=1 dense cslt
 Each tile (with ab_wgmma's +NAME=v overrides; dense: cuBLAS on the masked weight; cslt: cuSPARSELt's own
 choice of algorithm) is captured as a graph of back-to-back calls, replayed for SECONDS while nvidia-smi
 samples the SM clock and the power draw; prints us per call, median clock, power, and cycles per call at

@@ -1,6 +1,6 @@
 """Stage clocks of one prefill CTA (tile (0, 0)) of the wgmma.sp kernel, built with VNM_WG_TRACE=1:
 python scripts/probes/trace_stages.py 4096x4096x8192:2:4 [tile] [SWITCH=value ...] (host switches of
-spmm_wgmma_sp, e.g. EPI_TMA=1 EPI_TMA_BUFS=4, or the kernel's VNM_* macros). Prints, per ring stage g, the
+spmm_wgmma_sp, e.g. CLUSTER_WAVE_BY_DRIVER=0, or the kernel's VNM_* macros). Prints, per ring stage g, the
 cycles from the CTA's start at which the producer held the slot (P), consumer thread 0 passed the
 full barrier (F) and had issued the stage's wgmma group with the previous one retired (W), and the
 medians of F - P (a stage's load time in the ring), the consumer's cadence W[g] - W[g - 1] and its

@@ -23,7 +23,7 @@ SOURCE = "spmm_wgmma_sp.cu"
 LAYOUT = "wgmma_sp"  # the ops layout name (dispatch key); the tensors are layout_of's
 KS = spmm_mma_sp.KS  # groups per pipeline stage; must match wg::KS in the .cu
 _CTYPE = {torch.float16: "__half", torch.bfloat16: "__nv_bfloat16"}
-_PARAMS = ("ptr",) * 7 + ("i32",) * 10 + ("tmap",) * 4
+_PARAMS = ("ptr",) * 7 + ("i32",) * 10 + ("tmap",) * 3
 SMEM_PER_SM = spmm_mma_sp.SMEM_PER_SM
 
 
@@ -71,9 +71,8 @@ class WgTile:
     def smem_bytes(self) -> int:
         return self.smem(yt=False)
 
-    def smem(self, yt: bool, epi_tma: bool = False) -> int:
-        """Mirrors wg::Plan::BYTES (yt: the Y^T staging, [bm][tokens + 8]; epi_tma: the TMA-store
-        epilogue's EPI_TMA_BUFS boxes, as many as fit)."""
+    def smem(self, yt: bool) -> int:
+        """Mirrors wg::Plan::BYTES (yt: the Y^T staging, [bm][tokens + 8])."""
         pipe = self.stages * self.stage_bytes + 2 * self.stages * 8
         tokens = 64 if self.persistent else self.bn
         epilogue = (self.bm * (tokens + 8) if yt else tokens * (self.bm + 8)) * 2
@@ -81,12 +80,7 @@ class WgTile:
             return -(-max(pipe, epilogue) // 1024) * 1024 + 16 * 64 * 2 * self.bn + 16 * SLAB_MAX_SLOTS + 1024
         if not self.persistent:
             return max(pipe, epilogue) + 1024
-        off_epi = -(-pipe // 1024) * 1024
-        box = self.bm // 64 * 8192
-        bufs = 1
-        if epi_tma and self.mb == 1 and not yt:  # (1 KB reserved per CTA, 1 KB for the base's alignment)
-            bufs = min(EPI_TMA_BUFS, (SMEM_PER_SM // self.ctas_per_sm - 2048 - off_epi) // box)
-        return off_epi + (bufs * box if bufs > 1 else epilogue) + 1024
+        return -(-pipe // 1024) * 1024 + epilogue + 1024
 
     def name(self, dtype: torch.dtype, has_cols: bool, split: bool, tma_x: int = 0, yt: bool = False) -> str:
         """tma_x: the kernel's TMA_X (x_direct); yt: the variant that writes Y^T ([R, T], for a
@@ -590,7 +584,8 @@ _sms = spmm_mma_sp._sms  # SMs of a device (a name of this module's own, which t
 # Persistent launches number their tiles in bands of this many row tiles (0: one band of all rows,
 # row tile fastest), so that the CTAs running at once need a band of A and a few token tiles of X
 # in L2 rather than all of A (LLaMA gate/up: 11008 x 4096, ~50 MB of weights, 0.73-0.80 of
-# cuSPARSELt in grid v24c against 0.86-0.90 for 4096 x 4096). Measured within the noise (NOTES v27): off.
+# cuSPARSELt in grid v24c against 0.86-0.90 for 4096 x 4096). Measured within the noise (NOTES v27, v231):
+# off.
 RASTER_ROWS = 0
 
 # Compile-time knobs of the .cu (macro -> value) for experiments, e.g. scripts/ab_wgmma.py:
@@ -611,25 +606,17 @@ CLUSTER_WAVE_BY_DRIVER = True  # (A/B switch)
 
 
 @functools.lru_cache(maxsize=256)
-def _cluster_wave(device_index: int, name: str, epi_tma: bool, threads: int, smem: int, cluster: int) -> int | None:
+def _cluster_wave(device_index: int, name: str, threads: int, smem: int, cluster: int) -> int | None:
     """CTAs of the clusters of kernel ``name`` that device ``device_index`` (the current one) runs at
     once, or None where the driver cannot say (the grid then stays SMs / cluster clusters)."""
     try:
-        return max(1, _kernel(name, epi_tma).max_active_clusters(threads, (cluster, 1, 1), shared_mem=smem)) * cluster
+        return max(1, _kernel(name).max_active_clusters(threads, (cluster, 1, 1), shared_mem=smem)) * cluster
     except RuntimeError:  # e.g. no current context on this thread (v220's probe outside torch)
         return None
 
 
-def _kernel(name: str, epi_tma: bool = False):
-    tma = {"VNM_WG_EPI_TMA": 1, "VNM_WG_EPI_TMA_BUFS": EPI_TMA_BUFS} if epi_tma else {}
-    return jit.get_kernel(SOURCE, name, params=_PARAMS, defines={**DEFINES, **tma})
-
-
-# v29: persistent launches write Y by TMA stores (where R % 8 == 0), so that the stores leave
-# while the consumers start the next tile. Measured 6-15% slower (NOTES v29; v150 +4..+22%): off; A/B
-# runs set it. EPI_TMA_BUFS: staging boxes used in turn (at most; as many as fit beside the ring).
-EPI_TMA = False
-EPI_TMA_BUFS = 1
+def _kernel(name: str):
+    return jit.get_kernel(SOURCE, name, params=_PARAMS, defines=DEFINES)
 
 
 # Plain 2:4 reads X by TMA wherever x_direct allows (v9: passed the GPU tests and sanitizers; on
@@ -836,18 +823,16 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         xmap = jit.NO_TENSOR_MAP
     # a feature-major out: the kernel's epilogue writes Y^T [R, T] where there are no K splits, else the reduction
     to_yt = yt is not None
-    epi_tma = EPI_TMA and tile.persistent and tile.mb == 1 and r % 8 == 0 and y.data_ptr() % 16 == 0 and not to_yt
-    ymap = jit.tensor_map_2d(y, (64, 64)) if epi_tma else jit.NO_TENSOR_MAP  # [64 tokens][64 rows] boxes
     # A by TMA: a box of 2*KS values x bm rows per stage, whose 64B swizzle is the kernel's A image
     amap = jit.NO_TENSOR_MAP if a_regs else jit.tensor_map_2d(values.view(r, -1), (2 * KS, tile.bm), swizzle=64)
-    name, smem = tile.name(x.dtype, cols is not None, splits > 1, direct, to_yt and splits == 1), tile.smem(to_yt, epi_tma)
+    name, smem = tile.name(x.dtype, cols is not None, splits > 1, direct, to_yt and splits == 1), tile.smem(to_yt)
     if tile.persistent and tile.cluster > 1 and CLUSTER_WAVE_BY_DRIVER:
-        wave = _cluster_wave(x.device.index or 0, name, epi_tma, tile.threads, smem, tile.cluster)
+        wave = _cluster_wave(x.device.index or 0, name, tile.threads, smem, tile.cluster)
         grid = (min(grid[0], wave or grid[0]), *grid[1:])
-    _kernel(name, epi_tma).launch(
+    _kernel(name).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS,
-         xmap, amap, ymap, xtail),
+         xmap, amap, xtail),
         shared_mem=smem, cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
     )
     if splits > 1:

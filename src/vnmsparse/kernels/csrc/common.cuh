@@ -229,24 +229,6 @@ __device__ __forceinline__ void tma_load_2d_multicast(u32 dst, const TensorMap* 
 __device__ __forceinline__ void mbar_arrive_cluster(u64* bar, int rank) {
   asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_map(bar, rank)) : "memory");
 }
-// One 2-D TMA box from this CTA's shared memory to global memory (elements past the tensor's
-// edges are not written), in the thread's current bulk group; commit, then wait until at most N
-// groups are still reading their shared memory (.read) or still writing (no .read).
-__device__ __forceinline__ void tma_store_2d(const TensorMap* map, u32 src, int c0, int c1) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
-                   reinterpret_cast<u64>(map)),
-               "r"(c0), "r"(c1), "r"(src)
-               : "memory");
-}
-__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void bulk_wait_group_read() {
-  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
-}
-template <int N>
-__device__ __forceinline__ void bulk_wait_group() {
-  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
-}
 // bytes (a multiple of 16, 16-byte aligned both sides) from global to this CTA's shared memory,
 // counted on the mbarrier's transaction count when they land.
 __device__ __forceinline__ void bulk_copy(void* dst, const void* src, u32 bytes, u64* bar) {

@@ -107,19 +107,6 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_AREG_PREFETCH 0
 #endif
 
-// Persistent launches write Y by TMA stores (ymap: R % 8 == 0, the host's to check) from
-// 128B-swizzled staging boxes [64 tokens][64 rows] (1), not by the consumers' 16-byte stores (0):
-// the stores leave asynchronously while the consumers start the next tile (v29: 6-15% slower, off).
-#ifndef VNM_WG_EPI_TMA
-#define VNM_WG_EPI_TMA 0
-#endif
-// ... through up to this many staging boxes of one pass each, used in turn (as many as fit beside the
-// ring): with one, each pass waited until the previous pass's stores had read the staging, so the
-// consumers ran at the stores' pace (v150 trace, 2:128: 4 passes ~8.4k cycles of an ~11k-cycle tile).
-#ifndef VNM_WG_EPI_TMA_BUFS
-#define VNM_WG_EPI_TMA_BUFS 1
-#endif
-
 // Persistent tiles with A from global memory (the staged ones of v170 load none) load the next
 // tile's first A register sets after the epilogue (1) instead of before it (0): there the
 // consumers' loads queued behind the producer's copies of the next tile's stages and held the
@@ -238,20 +225,13 @@ struct Plan {
   // that the producer fills the ring with the next tile's stages during the epilogue.
   static constexpr int EPI_TOK = PERSIST ? 64 : BN;
   static constexpr int C_PITCH = YT ? EPI_TOK + 8 : BM + 8;
-  // (PERSIST: 1024-byte aligned, as the 128B-swizzled boxes of the TMA-store epilogue need.)
+  // (PERSIST: 1024-byte aligned, the layout every persistent tile was measured with.)
   static constexpr int OFF_EPI = PERSIST ? (PIPE + 1023) / 1024 * 1024 : 0;
   // Two CTAs per SM where a consumer fits in 128 registers (one warpgroup, N <= 128).
   static constexpr int CTAS_PER_SM = (BM == 64 && BN <= 128) ? 2 : 1;
-  // The TMA-store epilogue's staging boxes (one pass's BM / 64 boxes each; VNM_WG_EPI_TMA_BUFS): as many
-  // as the 228 KB of an SM leave its CTAs (1 KB each reserved, 1 KB for the alignment below).
-  static constexpr int EPI_PASS = (BM / 64) * 8192;
-  static constexpr int EPI_FIT = (233472 / CTAS_PER_SM - 2048 - OFF_EPI) / EPI_PASS;
-  static constexpr bool TMA_EPI = PERSIST && VNM_WG_EPI_TMA && MB == 1 && !YT;
-  static constexpr int EPI_BUFS = !TMA_EPI ? 1 : EPI_FIT < 1 ? 1 : EPI_FIT < VNM_WG_EPI_TMA_BUFS ? EPI_FIT : VNM_WG_EPI_TMA_BUFS;
-  static constexpr int EPI = EPI_BUFS > 1 ? EPI_BUFS * EPI_PASS : (YT ? BM : EPI_TOK) * C_PITCH * 2;
+  static constexpr int EPI = (YT ? BM : EPI_TOK) * C_PITCH * 2;
   // Dynamic shared memory of a launch: + 1024 to align the base (swizzles need 1024-byte images).
   static constexpr int BYTES = (PERSIST ? OFF_EPI + EPI : PIPE > EPI ? PIPE : EPI) + 1024;
-  static_assert(!PERSIST || EPI >= EPI_PASS, "the TMA-store staging fits the padded one");
   static_assert(STAGES >= 2, "one stage in the math, one being filled");
   static_assert(BM / MB == 64 || BM / MB == 128, "64 x MB rows per consumer warpgroup, one or two of them");
   static_assert(MB == 1 || AREG, "two m64 blocks per consumer only with A in registers");
@@ -301,8 +281,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
                   const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                   float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
                   int v, int steps_per_split, int raster, const __grid_constant__ TensorMap xmap,
-                  const __grid_constant__ TensorMap amap, const __grid_constant__ TensorMap ymap,
-                  const __grid_constant__ TensorMap xtail) {
+                  const __grid_constant__ TensorMap amap, const __grid_constant__ TensorMap xtail) {
   constexpr bool SLAB = TMA_X == 3;                   // X slabs by TMA, the kept columns copied by the producer
   constexpr bool X_TMA = TMA_X == 1 || TMA_X == 2;    // B is X itself, by TMA
   static_assert(!(X_TMA && HAS_COLS), "TMA_X 1 / 2 loads X whole: only for m = 4 (no column offsets)");
@@ -315,9 +294,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
                 "X multicast over a cluster of row tiles: plain 2:4 by TMA, no K splits");
 #if VNM_HAS_WGMMA
   using P = wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, COPY_STEPS, YT>;
-  // Y by TMA stores from the persistent tiles (VNM_WG_EPI_TMA; MB = 2 spilled 256 bytes; Y^T goes
-  // through the staged epilogue)
-  constexpr bool TMA_EPI = P::TMA_EPI;
   // (the 256 x 128 tile's X^T variant spilled 12 bytes with the late preload)
   constexpr bool PRELOAD_LATE = VNM_WG_PRELOAD_LATE && MB == 1;
   using GB = wg::GatherB<BN>;
@@ -710,7 +686,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     };
     preload(first);
 
-    int g = 0, epi_pass = 0;  // (epi_pass: the epilogue's passes so far, whose box each one takes)
+    int g = 0;
     // g stays the constant 0 with one tile per CTA (a runtime g cost the decode tile ~11 instructions a
     // stage; the producer keeps it: constant there, some gathered variants spilled)
     for (int tile = first; tile < ntiles; tile += stride, g += PERSIST ? nsteps : 0) {
@@ -817,9 +793,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       }
       VNM_WG_MARK_EPI(0);
       if (PERSIST) release_stage(g + nsteps - 1);  // the last stage: the producer may be waiting for it
-      // The next tile's first A registers: after the epilogue (VNM_WG_PRELOAD_LATE, and always with
-      // the TMA-store epilogue: its swizzled staging addresses and those sets spilled at 128 x 256).
-      if (PERSIST && !TMA_EPI && !PRELOAD_LATE && tile + stride < ntiles) preload(tile + stride);
+      // The next tile's first A registers: here or after the epilogue (VNM_WG_PRELOAD_LATE).
+      if (PERSIST && !PRELOAD_LATE && tile + stride < ntiles) preload(tile + stride);
       VNM_WG_MARK_EPI(1);
 
       if (SPLIT) {
@@ -835,29 +810,25 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       }
 
       // Epilogue: bias + one rounding, staged EPI_TOK tokens at a time as [tokens][BM rows] so Y
-      // rows leave in 16-byte stores, or (TMA_EPI) as BM / 64 boxes of [64 tokens][64 rows] with
-      // the 128B swizzle (16-byte chunk c of token row t at chunk c ^ (t & 7)) that one thread
-      // stores by TMA. Each pass's first barrier: the previous pass's (or tile's) reads of the
-      // staging are done (with TMA_EPI, the issuer waited for its stores' reads before it) and,
-      // where it overlaps the ring (one tile per CTA), every consumer's wgmma too.
-      T* const sC0 = reinterpret_cast<T*>(smem + P::OFF_EPI);
+      // rows leave in 16-byte stores (Y by TMA stores instead: v29, v150, v172, v219, v230 slower).
+      // Each pass's first barrier: the previous pass's (or tile's) reads of the staging are done
+      // and, where it overlaps the ring (one tile per CTA), every consumer's wgmma too.
+      T* const sC = reinterpret_cast<T*>(smem + P::OFF_EPI);
       constexpr int ET = P::EPI_TOK;
-      constexpr bool STSM = VNM_WG_EPI_STMATRIX && !TMA_EPI && MB == 1;  // (MB = 2 spilled 36 bytes)
+      constexpr bool STSM = VNM_WG_EPI_STMATRIX && MB == 1;  // (MB = 2 spilled 36 bytes)
       static_assert(!STSM || ET % 16 == 0, "stmatrix stages 16 tokens (two 8 x 8 blocks) at a time");
-      // With TMA_EPI (or STSM) the thread's swizzle (or stmatrix address) terms are derived here from a
+      // With STSM the thread's stmatrix address terms are derived here from a
       // fresh read of %tid.x: derived from the consumer's variables, ptxas hoisted them out of the tile
       // loop and spilled them.
       int e_tig = tig, e_mrow = mrow;
-      if constexpr (TMA_EPI || STSM) {
+      if constexpr (STSM) {
         int tid_now;
         asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(tid_now));
         e_tig = tid_now & 3;
         e_mrow = 64 * MB * ((tid_now - 128) >> 7) + 16 * ((tid_now >> 5) & 3) + ((tid_now >> 2) & 7);
       }
       auto staged = [&](int t, int r) -> int {  // element index of (token t of the pass, tile row r)
-        if constexpr (TMA_EPI) {
-          return (r >> 6) * 4096 + t * 64 + ((((r & 63) >> 3) ^ (t & 7)) << 3) + (r & 7);
-        } else if constexpr (YT) {
+        if constexpr (YT) {
           return r * P::C_PITCH + t;
         } else {
           return t * P::C_PITCH + r;
@@ -874,11 +845,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       // Passes run as a loop (unrolled, ptxas put the accumulators on the stack); each writes the
       // accumulators of its tokens, picked by a predicate so that their indices stay constants.
 #pragma unroll 1
-      for (int pass = 0; pass < BN / ET; ++pass, ++epi_pass) {
-        // (TMA_EPI: the stores that last read this pass's box are done reading it)
-        if (TMA_EPI && et == 0) bulk_wait_group_read<P::EPI_BUFS - 1>();
+      for (int pass = 0; pass < BN / ET; ++pass) {
         epi_sync(!PERSIST && pass == 0);
-        T* const sC = sC0 + (P::EPI_BUFS > 1 ? epi_pass % P::EPI_BUFS * (P::EPI_PASS / static_cast<int>(sizeof(T))) : 0);
         if constexpr (STSM) {
           // matrix (j + q / 2, rows 8 (q & 1) on) of each m64 block: this lane gives row lane & 7 of
           // matrix q = lane >> 3 its address (in Y's staging, that row is a token: .trans); from
@@ -920,17 +888,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           }
         }
         VNM_WG_MARK_EPI(2 + 2 * pass);
-        if (TMA_EPI) {
-          fence_proxy_async_smem();  // this thread's staging writes, before the TMA (async proxy) reads them
-          epi_sync(false);
-          if (et == 0) {  // elements past R and ntok are not written
-#pragma unroll
-            for (int box = erow0 / 64; box < (erow0 + EROWS) / 64; ++box)
-              tma_store_2d(&ymap, smem_addr(sC) + box * 8192, row0 + box * 64, tok0 + pass * ET);
-            bulk_commit_group();
-          }
-          continue;
-        }
         epi_sync(false);
         if constexpr (YT) {  // y is Y^T [R][ntok]: staged rows are tile rows, tokens run along them
           store_staged<T, ET, EROWS, P::C_PITCH, ENT>(sC + erow0 * P::C_PITCH, y, tok0 + pass * ET, row0 + erow0, ntok, R, et);
@@ -939,9 +896,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         }
         VNM_WG_MARK_EPI(3 + 2 * pass);
       }
-      if (PERSIST && (TMA_EPI || PRELOAD_LATE) && tile + stride < ntiles) preload(tile + stride);
+      if (PERSIST && PRELOAD_LATE && tile + stride < ntiles) preload(tile + stride);
     }
-    if (TMA_EPI && et == 0) bulk_wait_group<0>();  // the last stores done
   }
   if constexpr (CLUSTER > 1) cluster_sync();  // no CTA leaves while a peer may still signal its barriers
 #endif
