@@ -175,6 +175,12 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(u64* bar, u32 bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
                : "memory");
 }
+// Expect `bytes` more on the barrier's current phase without arriving (a second issuer of a phase's
+// copies; its own later arrival keeps the phase open until this has counted).
+__device__ __forceinline__ void mbar_expect_tx(u64* bar, u32 bytes) {
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes)
+               : "memory");
+}
 // Thread-block clusters: this CTA's rank, a cluster-wide barrier (release / acquire: the shared-
 // memory writes before it are visible to every CTA of the cluster after it), and the address of
 // the same shared-memory offset in CTA `rank` (distributed shared memory).

@@ -86,6 +86,14 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
     if (VNM_WG_TRACE && ct == 0) VNM_WG_MARK(3, 1 + 16 * ((tile - first) / stride) + (p));      \
   } while (0)
 
+// The staged fragment image's bulk copies (AREG 2) issued by producer thread 32 (1), which adds their
+// bytes to the stage's full barrier itself, not by thread 0 after X's TMA boxes (0): v233's stage clocks
+// of the cluster tiles show thread 0 taking slot g only as stage g - 1 lands (one stage's loads in
+// flight), as if its copies of a stage waited for the previous ones.
+#ifndef VNM_WG_SPLIT_ISSUE
+#define VNM_WG_SPLIT_ISSUE 0
+#endif
+
 // Registers of the producer warpgroup after setmaxnreg (the consumers get the rest).
 #ifndef VNM_WG_PRODUCER_REGS
 #define VNM_WG_PRODUCER_REGS 72
@@ -466,6 +474,20 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         if (COPY_STEPS > 1 && copied > 0 && gi + copied - 1 >= STAGES)
           mbar_wait(&empty[(gi + copied - 1) % STAGES], (((gi + copied - 1) / STAGES) & 1) ^ 1);
         if (gi >= STAGES) mbar_wait(&empty[s], ((gi / STAGES) & 1) ^ 1);
+        // the fragment image's blocks of `copied` stages: 4 KB of A, 512 B of metadata each
+        auto copy_frag = [&]() {
+#pragma unroll
+          for (int b = 0; b < BM / 64; ++b) {
+            const size_t blk = frag_block(row0 / 64 + b, step);
+            bulk_copy(sA + P::a_at(s, b), reinterpret_cast<const u32*>(values) + blk * 1024, copied * 4096, &full[s]);
+            bulk_copy(sM + P::m_at(s, b), reinterpret_cast<const u32*>(meta) + blk * 128, copied * 512, &full[s]);
+          }
+        };
+        constexpr bool SPLIT_ISSUE = VNM_WG_SPLIT_ISSUE && AREG == 2;
+        if (SPLIT_ISSUE && tid == 32 && copied > 0) {
+          mbar_expect_tx(&full[s], copied * (P::A + P::M));
+          copy_frag();
+        }
         if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
           VNM_WG_MARK(0, gi);
           // X's boxes of XB tokens that start before T (`xboxes` of BN / XB): the rest of the stage
@@ -475,7 +497,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           // where that is fewer than XB (TMA_X = 1; VNM_WG_X_TAIL)
           const int tail = TMA_X == 1 && CLUSTER == 1 && VNM_WG_X_TAIL ? (ntok - tok0 - (xboxes - 1) * XB + 7) & ~7 : XB;
           mbar_arrive_expect_tx(&full[s], (X_TMA && !VNM_WG_SKIP_B ? xboxes * (P::B / (BN / XB)) - (tail < XB ? (XB - tail) * 128 : 0) : 0) +
-                                              (AREG == 2 ? copied * (P::A + P::M) : P::A));
+                                              (AREG != 2 ? P::A : SPLIT_ISSUE ? 0 : copied * (P::A + P::M)));
           if (X_TMA && !VNM_WG_SKIP_B) {
             if constexpr (CLUSTER > 1) {  // this CTA's 1/CLUSTER of the tokens, into every CTA's stage s
               const int part = static_cast<int>(cluster_rank()) * (BN / CLUSTER);
@@ -494,14 +516,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
             }
           }
           if (!AREG) tma_load_2d(smem_addr(sA) + s * P::A, &amap, g0 * 2, row0, &full[s]);
-          if (AREG == 2 && copied > 0) {  // the fragment image's blocks of `copied` stages: 4 KB of A, 512 B of metadata each
-#pragma unroll
-            for (int b = 0; b < BM / 64; ++b) {
-              const size_t blk = frag_block(row0 / 64 + b, step);
-              bulk_copy(sA + P::a_at(s, b), reinterpret_cast<const u32*>(values) + blk * 1024, copied * 4096, &full[s]);
-              bulk_copy(sM + P::m_at(s, b), reinterpret_cast<const u32*>(meta) + blk * 128, copied * 512, &full[s]);
-            }
-          }
+          if (AREG == 2 && !SPLIT_ISSUE && copied > 0) copy_frag();
           if (AREG == 1 && VNM_WG_AREG_PREFETCH > 0 && step + VNM_WG_AREG_PREFETCH < kend) {
 #pragma unroll
             for (int b = 0; b < BM / 64; ++b) {
