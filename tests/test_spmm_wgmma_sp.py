@@ -73,7 +73,8 @@ def test_experiment_knobs_compile_without_spills():
     """The compile-time knobs of scripts/ab_wgmma.py (v96's column look-ahead of 3; leaving the B
     copies or the wgmma out; the 64-bit gather addresses of v17; the A-register ring's depth and
     the L2 prefetch of v21; the stage-clock trace of v113, its epilogue marks on the persistent tiles
-    of v147, and their A preloads before the epilogue, as before v148; the one-store-per-element
+    of v147, and their A preloads before the epilogue, as before v148, with thread 0 issuing all of a
+    stage's copies, as before v235; the one-store-per-element
     staging of the epilogue, as before v164; the slab producer's empty barriers of v202) stay buildable
     for A/B runs."""
     defines = {"VNM_WG_COLUMN_LOOKAHEAD": 3, "VNM_WG_SKIP_B": 1, "VNM_WG_SKIP_MMA": 1, "VNM_WG_GATHER_OFF32": 0,
@@ -82,7 +83,8 @@ def test_experiment_knobs_compile_without_spills():
     assert all(r.spills == 0 and r.stack_bytes == 0 for r in module.resources().values())
     assert "serializ" not in module.log.lower(), module.log
     names = [t.name(torch.bfloat16, c, False, 0 if c else 1) for t in W.PERSISTENT_TILES if t.mb == 1 for c in (True, False)]
-    module = jit.compile(W.SOURCE, names, "sm_90a", defines={"VNM_WG_PRELOAD_LATE": 0, "VNM_WG_TRACE": 1})
+    module = jit.compile(W.SOURCE, names, "sm_90a", defines={"VNM_WG_PRELOAD_LATE": 0, "VNM_WG_TRACE": 1,
+                                                             "VNM_WG_SPLIT_ISSUE": 0})
     assert all(r.spills == 0 and r.stack_bytes == 0 for r in module.resources().values())
     # the epilogue's staging by one shared store per element (one-block tiles), Y and Y^T
     names = [t.name(torch.bfloat16, c, False, 0, yt) for t in W.TILES + W.PERSISTENT_TILES if t.mb == 1

@@ -87,11 +87,13 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
   } while (0)
 
 // The staged fragment image's bulk copies (AREG 2) issued by producer thread 32 (1), which adds their
-// bytes to the stage's full barrier itself, not by thread 0 after X's TMA boxes (0): v233's stage clocks
-// of the cluster tiles show thread 0 taking slot g only as stage g - 1 lands (one stage's loads in
-// flight), as if its copies of a stage waited for the previous ones.
+// bytes to the stage's full barrier itself, not by thread 0 after X's TMA boxes (0): with both in thread
+// 0 the cluster tile took slot g only as stage g - 1 landed (one stage's loads in flight, v233). H200
+// v235 (0 / 1, 4096^2 x 8192 2:4 pc2): the producer runs ahead (P[g] - W[g-5] 2855 -> 1056 cycles), the
+// cadence 775 -> 722; in turns 2:4 prefill -0.5..-1.4% (295.3 -> 292.5 us, 8192^3 1171 -> 1159), gathered
+// even; sustained 0.435 -> 0.427 M cycles at a lower clock, the same energy a call (the power limit).
 #ifndef VNM_WG_SPLIT_ISSUE
-#define VNM_WG_SPLIT_ISSUE 0
+#define VNM_WG_SPLIT_ISSUE 1
 #endif
 
 // Registers of the producer warpgroup after setmaxnreg (the consumers get the rest).
