@@ -834,9 +834,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       constexpr int ET = P::EPI_TOK;
       constexpr bool STSM = VNM_WG_EPI_STMATRIX && MB == 1;  // (MB = 2 spilled 36 bytes)
       static_assert(!STSM || ET % 16 == 0, "stmatrix stages 16 tokens (two 8 x 8 blocks) at a time");
-      // With STSM the thread's stmatrix address terms are derived here from a
-      // fresh read of %tid.x: derived from the consumer's variables, ptxas hoisted them out of the tile
-      // loop and spilled them.
+      // With STSM the thread's stmatrix address terms are derived here from a fresh read of %tid.x:
+      // derived from the consumer's variables, ptxas hoisted them out of the tile loop and spilled them.
       int e_tig = tig, e_mrow = mrow;
       if constexpr (STSM) {
         int tid_now;
