@@ -96,6 +96,14 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #define VNM_WG_SPLIT_ISSUE 1
 #endif
 
+// ... and where X comes by TMA too, so that no producer thread copies anything itself, only threads 0
+// and 32 take part in the ring (each arriving with its bytes on the full barrier, of count 2), the other
+// 126 leaving at once (1), not all 128 waiting and arriving each stage (0). Experiment knob: v227's one
+// issuer (thread 0 issuing every copy) ran 9% slower, before v235 found that one thread's copies queue.
+#ifndef VNM_WG_TWO_ISSUERS
+#define VNM_WG_TWO_ISSUERS 0
+#endif
+
 // Registers of the producer warpgroup after setmaxnreg (the consumers get the rest).
 #ifndef VNM_WG_PRODUCER_REGS
 #define VNM_WG_PRODUCER_REGS 72
@@ -370,6 +378,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
   const int nsteps = kend - kbeg;
+  constexpr bool SPLIT_ISSUE = VNM_WG_SPLIT_ISSUE && AREG == 2;
+  constexpr bool TWO_ISSUERS = VNM_WG_TWO_ISSUERS && SPLIT_ISSUE && X_TMA;
 
   if (tid == 0) {
     VNM_WG_MARK(3, 0);
@@ -385,7 +395,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     }
     for (int s = 0; s < STAGES; ++s) {
       // every producer thread arrives after its copies landed (+ the TMA issuer's expect_tx)
-      mbar_init(&full[s], 129);
+      mbar_init(&full[s], TWO_ISSUERS ? 2 : 129);
       mbar_init(&empty[s], CLUSTER * NC / 32);  // one arrival per consumer warp of the cluster
     }
     if (SLAB)
@@ -429,7 +439,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       return stage_base + row * GB::SW + 16 * ((c & (GB::CHUNKS - 1)) ^ ((row >> GB::ROW_SHIFT) & (GB::CHUNKS - 1)));
     };
     int g = 0;
-    for (int tile = first; tile < ntiles; tile += stride, g += nsteps) {
+    const bool in_ring = !TWO_ISSUERS || tid == 0 || tid == 32;
+    for (int tile = in_ring ? first : ntiles; tile < ntiles; tile += stride, g += nsteps) {
       const int row0 = row_of(tile), tok0 = tok_of(tile);
       const bool ok_t = 8 * c < ntok_load - tok0;
       const T* xcol = xt + static_cast<size_t>(tok0) + 8 * c;
@@ -485,10 +496,13 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
             bulk_copy(sM + P::m_at(s, b), reinterpret_cast<const u32*>(meta) + blk * 128, copied * 512, &full[s]);
           }
         };
-        constexpr bool SPLIT_ISSUE = VNM_WG_SPLIT_ISSUE && AREG == 2;
-        if (SPLIT_ISSUE && tid == 32 && copied > 0) {
-          mbar_expect_tx(&full[s], copied * (P::A + P::M));
-          copy_frag();
+        if (SPLIT_ISSUE && tid == 32) {
+          if (TWO_ISSUERS) {
+            mbar_arrive_expect_tx(&full[s], copied * (P::A + P::M));
+          } else if (copied > 0) {
+            mbar_expect_tx(&full[s], copied * (P::A + P::M));
+          }
+          if (copied > 0) copy_frag();
         }
         if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
           VNM_WG_MARK(0, gi);
@@ -583,7 +597,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           mbar_arrive(&full[s]);
           // every producer thread is done with the slot that load_slab refills next
           if (VNM_WG_SLAB_SYNC) named_barrier_sync(6, 128);
-        } else {
+        } else if (!TWO_ISSUERS) {
           cp_async_mbar_arrive_noinc(&full[s]);
         }
         wq[q] = column_word(step + LOOKAHEAD);
