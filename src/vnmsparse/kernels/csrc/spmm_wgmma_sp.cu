@@ -92,16 +92,10 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 // v235 (0 / 1, 4096^2 x 8192 2:4 pc2): the producer runs ahead (P[g] - W[g-5] 2855 -> 1056 cycles), the
 // cadence 775 -> 722; in turns 2:4 prefill -0.5..-1.4% (295.3 -> 292.5 us, 8192^3 1171 -> 1159), gathered
 // even; sustained 0.435 -> 0.427 M cycles at a lower clock, the same energy a call (the power limit).
+// All 128 producer threads stay in the ring: with only threads 0 and 32 (a full barrier of count 2) the
+// stages landed later and the tile ran 12% slower (v236), as v227's one issuer did.
 #ifndef VNM_WG_SPLIT_ISSUE
 #define VNM_WG_SPLIT_ISSUE 1
-#endif
-
-// ... and where X comes by TMA too, so that no producer thread copies anything itself, only threads 0
-// and 32 take part in the ring (each arriving with its bytes on the full barrier, of count 2), the other
-// 126 leaving at once (1), not all 128 waiting and arriving each stage (0). Experiment knob: v227's one
-// issuer (thread 0 issuing every copy) ran 9% slower, before v235 found that one thread's copies queue.
-#ifndef VNM_WG_TWO_ISSUERS
-#define VNM_WG_TWO_ISSUERS 0
 #endif
 
 // Registers of the producer warpgroup after setmaxnreg (the consumers get the rest).
@@ -378,8 +372,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
   const int nsteps = kend - kbeg;
-  constexpr bool SPLIT_ISSUE = VNM_WG_SPLIT_ISSUE && AREG == 2;
-  constexpr bool TWO_ISSUERS = VNM_WG_TWO_ISSUERS && SPLIT_ISSUE && X_TMA;
 
   if (tid == 0) {
     VNM_WG_MARK(3, 0);
@@ -395,7 +387,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     }
     for (int s = 0; s < STAGES; ++s) {
       // every producer thread arrives after its copies landed (+ the TMA issuer's expect_tx)
-      mbar_init(&full[s], TWO_ISSUERS ? 2 : 129);
+      mbar_init(&full[s], 129);
       mbar_init(&empty[s], CLUSTER * NC / 32);  // one arrival per consumer warp of the cluster
     }
     if (SLAB)
@@ -439,8 +431,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       return stage_base + row * GB::SW + 16 * ((c & (GB::CHUNKS - 1)) ^ ((row >> GB::ROW_SHIFT) & (GB::CHUNKS - 1)));
     };
     int g = 0;
-    const bool in_ring = !TWO_ISSUERS || tid == 0 || tid == 32;
-    for (int tile = in_ring ? first : ntiles; tile < ntiles; tile += stride, g += nsteps) {
+    for (int tile = first; tile < ntiles; tile += stride, g += nsteps) {
       const int row0 = row_of(tile), tok0 = tok_of(tile);
       const bool ok_t = 8 * c < ntok_load - tok0;
       const T* xcol = xt + static_cast<size_t>(tok0) + 8 * c;
@@ -496,13 +487,10 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
             bulk_copy(sM + P::m_at(s, b), reinterpret_cast<const u32*>(meta) + blk * 128, copied * 512, &full[s]);
           }
         };
-        if (SPLIT_ISSUE && tid == 32) {
-          if (TWO_ISSUERS) {
-            mbar_arrive_expect_tx(&full[s], copied * (P::A + P::M));
-          } else if (copied > 0) {
-            mbar_expect_tx(&full[s], copied * (P::A + P::M));
-          }
-          if (copied > 0) copy_frag();
+        constexpr bool SPLIT_ISSUE = VNM_WG_SPLIT_ISSUE && AREG == 2;
+        if (SPLIT_ISSUE && tid == 32 && copied > 0) {
+          mbar_expect_tx(&full[s], copied * (P::A + P::M));
+          copy_frag();
         }
         if (tid == 0) {  // the TMA boxes of the stage; their bytes complete the phase
           VNM_WG_MARK(0, gi);
@@ -597,7 +585,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           mbar_arrive(&full[s]);
           // every producer thread is done with the slot that load_slab refills next
           if (VNM_WG_SLAB_SYNC) named_barrier_sync(6, 128);
-        } else if (!TWO_ISSUERS) {
+        } else {
           cp_async_mbar_arrive_noinc(&full[s]);
         }
         wq[q] = column_word(step + LOOKAHEAD);
