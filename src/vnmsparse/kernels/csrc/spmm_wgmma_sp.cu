@@ -159,8 +159,7 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 // element (0; v161 trace, persistent 2:128: a 64-token pass ~0.6-1.0k cycles of staging, 32 stores
 // a thread). H200 v164 (0/1 in turns, twice, us, auto_xt): gate/up 2:128 T = 8192 99.2/99.5 ->
 // 92.8/93.2, 4096^3 2:128 22.0 -> 20.7, 2:32 35.1 -> 33.5, 2:8 and 2:4 prefill and decode within the
-// noise. Not with the TMA-store epilogue (its swizzled boxes), nor two m64 blocks per consumer
-// (256 x 128: spilled).
+// noise. Not with two m64 blocks per consumer (256 x 128: spilled).
 #ifndef VNM_WG_EPI_STMATRIX
 #define VNM_WG_EPI_STMATRIX 1
 #endif
