@@ -149,7 +149,7 @@ def test_sass_has_sparse_hgmma_and_register_split(dtype, tmp_path):
 def test_tiles_fit_shared_memory():
     for tile in W.TILES + W.SMEM_A_TILES + W.STAGED_TILES + tuple(W.GROUPED_TILES.values()) + tuple(W.SLAB_TILES.values()):
         assert tile.smem_bytes <= 232448, tile  # 227 KB per-CTA opt-in limit
-        assert tile.ctas_per_sm * (tile.smem_bytes + 1024) <= W.SMEM_PER_SM, tile
+        assert tile.ctas_per_sm * (tile.smem_bytes + 1024) <= spmm_mma_sp.SMEM_PER_SM, tile
         assert tile.stages >= 3
         # the epilogue staging [bn][bm + 8] reuses the pipeline buffers
         assert tile.bn * (tile.bm + 8) * 2 <= tile.stages * tile.stage_bytes

@@ -24,7 +24,6 @@ LAYOUT = "wgmma_sp"  # the ops layout name (dispatch key); the tensors are layou
 KS = spmm_mma_sp.KS  # groups per pipeline stage; must match wg::KS in the .cu
 _CTYPE = {torch.float16: "__half", torch.bfloat16: "__nv_bfloat16"}
 _PARAMS = ("ptr",) * 7 + ("i32",) * 10 + ("tmap",) * 3
-SMEM_PER_SM = spmm_mma_sp.SMEM_PER_SM
 
 
 @dataclasses.dataclass(frozen=True)
