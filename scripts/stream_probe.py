@@ -21,6 +21,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=48, help="bytes each call streams (MB)")
     ap.add_argument("--sweep", action="store_true", help="v77's sweep of CTAs, chunks, patterns")
+    ap.add_argument("--v239", action="store_true", help="v239: test_wait polling and all copies at once")
     ap.add_argument("--one", default=None, help="mode,ctas,pieces,chunk,slots: only this configuration")
     args = ap.parse_args()
     kern = jit.get_kernel("stream_probe.cu", "stream_probe", params=PARAMS, source_dir=Path(__file__).parent / "probes")
@@ -67,6 +68,12 @@ def main():
                         run(mode, ctas, pieces, chunk, slots)
             for rows in (32, 64, 112):  # 4, 8, 14 KB boxes
                 run(2, ctas, 1, 0, max(2, min(48, (108 << 10) // (128 * rows))), rows)
+    if args.v239:  # v239: try_wait's suspension (4) and no ring at all (5) against the ring (0)
+        for ctas in (86, sms, 2 * sms):
+            for pieces, chunk in ((1, 4096), (1, 16384)):
+                for variant in (0, 4, 5):
+                    run(0, ctas, pieces, chunk, max(2, min(48, (108 << 10) // (pieces * chunk))), variant=variant)
+        return
     # v77b: what serialises a CTA's stages (time per stage ~ one DRAM round trip whatever the depth)
     for variant in (0, 1, 2, 3):
         for ctas in (86, sms):

@@ -5,9 +5,21 @@
 //   mode 1: the same chunks interleaved over CTAs (all CTAs at step i read adjacent chunks)
 //   mode 2: a 2-D TMA box of 64 bf16 x rows_per_cta rows of a row-major matrix (cuBLAS's pattern)
 // variant (v77b): 0 arrive.expect_tx (.release, as the kernels), 1 the same .relaxed, 2 each
-// stage issued by lane i % 32 of the producer warp, 3 as 0 plus an L2 prefetch half a ring ahead
+// stage issued by lane i % 32 of the producer warp, 3 as 0 plus an L2 prefetch half a ring ahead;
+// (v239) 4 as 0 with both sides polling by test_wait instead of try_wait, 5 no ring: every copy of
+// the CTA issued at once onto one barrier (the same slots overwritten), waited for once at the end
+// (the CTA's bytes < 1 MB: an mbarrier's transaction count)
 #include "common.cuh"  // (the package's csrc/: jit resolves includes there too)
 using namespace vnm;
+
+__device__ __forceinline__ void spin_wait(u64* bar, u32 parity) {
+  asm volatile(
+      "{\n.reg .pred p;\nWAIT_%=:\n"
+      "mbarrier.test_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+      "@!p bra WAIT_%=;\n}\n" ::"r"(smem_addr(bar)),
+      "r"(parity)
+      : "memory");
+}
 
 extern "C" __global__ void __launch_bounds__(64) stream_probe(const unsigned char* base, const __grid_constant__ TensorMap map,
                                                           int mode, int pieces, int chunk, int slots, int iters,
@@ -29,10 +41,22 @@ extern "C" __global__ void __launch_bounds__(64) stream_probe(const unsigned cha
     return mode == 0 ? static_cast<size_t>(blockIdx.x * pieces + p) * stream_len + static_cast<size_t>(i) * chunk
                      : ((static_cast<size_t>(i) * gridDim.x + blockIdx.x) * pieces + p) * chunk;
   };
+  if (variant == 5) {  // every copy in flight at once: the TMA unit's own rate for this CTA
+    if (threadIdx.x == 0) {
+      mbar_arrive_expect_tx(&full[0], static_cast<u32>(iters) * stage);
+      for (int i = 0; i < iters; ++i)
+        for (int p = 0; p < pieces; ++p) bulk_copy(ring + (i % slots) * stage + p * chunk, base + at(i, p), chunk, &full[0]);
+      mbar_wait(&full[0], 0);
+    }
+    return;
+  }
   if (threadIdx.x < 32 && (threadIdx.x == 0 || variant == 2)) {
     for (int i = 0; i < iters; ++i) {
       const int s = i % slots;
-      if (i >= slots) mbar_wait(&empty[s], ((i / slots) & 1) ^ 1);
+      if (i >= slots) {
+        if (variant == 4) spin_wait(&empty[s], ((i / slots) & 1) ^ 1);
+        else mbar_wait(&empty[s], ((i / slots) & 1) ^ 1);
+      }
       if (variant == 2 && threadIdx.x != i % 32) continue;
       if (variant == 1) {
         asm volatile("mbarrier.arrive.expect_tx.relaxed.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(&full[s])),
@@ -52,7 +76,8 @@ extern "C" __global__ void __launch_bounds__(64) stream_probe(const unsigned cha
     }
   } else if (threadIdx.x == 32) {
     for (int i = 0; i < iters; ++i) {
-      mbar_wait(&full[i % slots], (i / slots) & 1);
+      if (variant == 4) spin_wait(&full[i % slots], (i / slots) & 1);
+      else mbar_wait(&full[i % slots], (i / slots) & 1);
       mbar_arrive(&empty[i % slots]);
     }
   }

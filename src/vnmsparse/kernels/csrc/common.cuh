@@ -143,9 +143,13 @@ __device__ __forceinline__ void cp_async_mbar_arrive_noinc(u64* bar) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(bar)) : "memory");
 }
 // Wait until the barrier's phase of this parity has completed (try_wait suspends on sm_90;
-// sm_80 has test_wait only, which returns at once).
+// sm_80 has test_wait only, which returns at once). Experiment knob VNM_MBAR_SPIN=1: test_wait
+// on sm_90 too (v239: does try_wait's suspension pace a ring's stages?).
+#ifndef VNM_MBAR_SPIN
+#define VNM_MBAR_SPIN 0
+#endif
 __device__ __forceinline__ void mbar_wait(u64* bar, u32 parity) {
-#if __CUDA_ARCH__ >= 900
+#if __CUDA_ARCH__ >= 900 && !VNM_MBAR_SPIN
   asm volatile(
       "{\n.reg .pred p;\nWAIT_%=:\n"
       "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
