@@ -1,16 +1,20 @@
-"""A/B of a decode-planner switch of spmm_mma_sp (DECODE_ONE_WAVE: splits by waves of clusters vs
-v13's four CTAs per SM; DECODE_RING: A slots per CTA, 0 = all steps resident) on the one-launch
-decode kernel (GPU; one call, a short table with the plan each value gives).
+"""A/B of decode-planner switches of spmm_mma_sp (DECODE_ONE_WAVE: splits by waves of clusters vs
+v13's four CTAs per SM; DECODE_RING: A slots per CTA, 0 = all steps resident; DECODE_GROUP: steps
+per A copy; DECODE_MAX_SPLITS) on the one-launch decode kernel (GPU; one call, a short table with
+the plan each value gives). A value may carry "+NAME=v" overrides of other switches; the values'
+graphs replay in turns (ab_wgmma.time_in_turns).
 
   python scripts/ab_decode.py DECODE_RING=0,4,0,4 [--shapes 11008x4096x1:128:2:8,...]
+  python scripts/ab_decode.py DECODE_GROUP=1,4,4+DECODE_MAX_SPLITS=4
 """
 import argparse
 
 import torch
 
+import vnmsparse as vs
 from vnmsparse.kernels import spmm_mma_sp as K
 
-from ab_wgmma import case, decode_call, set_switch, time_us
+from ab_wgmma import capture, case, decode_call, overrides, set_switch, time_in_turns
 
 SHAPES = ("11008x4096x1:128:2:8,4096x11008x1:128:2:8,4096x4096x1:128:2:8,11008x4096x8:64:2:8,"
           "11008x4096x1:2:4,4096x11008x1:2:4,11008x4096x1:128:2:16,11008x4096x4:128:2:32")
@@ -18,26 +22,38 @@ SHAPES = ("11008x4096x1:128:2:8,4096x11008x1:128:2:8,4096x4096x1:128:2:8,11008x4
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("knob", help="NAME=v1,v2,... (a module attribute of spmm_mma_sp)")
+    ap.add_argument("knob", help="NAME=v1,v2,... (a module attribute of spmm_mma_sp; v+OTHER=w: more of them)")
     ap.add_argument("--shapes", default=SHAPES)
+    ap.add_argument("--image", type=int, default=1,
+                    help="1: vnmsparse.spmm (the decode kernel on the fragment image where V %% 64 == 0); 0: on the sm90 image")
     args = ap.parse_args()
-    name, values = args.knob.split("=")
+    name, values = args.knob.split("=", 1)
     values = values.split(",")
+    owner = lambda _: K
     gen = torch.Generator(device="cuda").manual_seed(0)
-    print(f"{'shape':28s} " + " ".join(f"{name}={v:>3s}" for v in values) + "  plans (bm, bn, splits, steps)")
+    print(f"{'shape':28s} " + " ".join(f"{v:>12s}" for v in values) + "  plans (bm, bn, splits, steps)")
     for spec in args.shapes.split(","):
         r, k, t, cfg, sets = case(spec, gen)
         x, w, _ = sets[0]
         ref = x.float() @ w.float().t()
-        cells, plans = [], {}
+        graphs, notes, plans = [], [], {}
+        n = max(12, len(sets))
         for value in values:
-            set_switch(K, name, value)
+            plain, _, restore = overrides(value, owner)
+            set_switch(K, name, plain)
             K.decode_plan.cache_clear()
-            plans[value] = K.decode_plan(x.device, t, r, K.layout_steps(k, cfg.m), cfg.v, cfg.m)
-            run = decode_call(sets, r, k, cfg)
+            K._decode_clusters_at_once.cache_clear()
+            image = bool(args.image) and cfg.v % 64 == 0
+            plans[value] = K.decode_plan(x.device, t, r, K.layout_steps(k, cfg.m), cfg.v, cfg.m, x.dtype, image)
+            run = (lambda i: vs.spmm(sets[i % len(sets)][0], sets[i % len(sets)][2])) if image else decode_call(sets, r, k, cfg)
             err = ((run(0).float() - ref).norm() / ref.norm()).item()
-            cells.append(f"{time_us(run):8.1f} us" + ("" if err < 1e-2 else f" ERR {err:.1e}"))
+            graphs.append(capture(run, n))
+            notes.append("" if err < 1e-2 else f" ERR {err:.1e}")
+            restore()
+        cells = [f"{us:9.1f} us" + note for us, note in zip(time_in_turns(graphs, n), notes)]
         print(f"{spec:28s} " + " ".join(cells) + "  " + " ".join(f"{v}:{plans[v]}" for v in dict.fromkeys(values)))
+        del graphs
+        K.decode_plan.cache_clear()
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ _IDENTITY_COLUMNS = 0x03020100
 _CTYPE = {torch.float16: "__half", torch.bfloat16: "__nv_bfloat16"}
 _PARAMS = ("ptr",) * 7 + ("i32",) * 9
 SMEM_PER_SM = 233472  # H100/H200: 228 KB per SM, of which 1 KB is reserved per resident CTA
-_DECODE_PARAMS = ("ptr",) * 6 + ("i32",) * 10
+_DECODE_PARAMS = ("ptr",) * 6 + ("i32",) * 11
 
 
 @dataclasses.dataclass(frozen=True)
@@ -512,6 +512,10 @@ DECODE_ONE_WAVE = True  # v33: splits chosen by waves of clusters (False: v13's 
 # T = 1, us for 0 / 4 / 2 slots: LLaMA down 2:4 41.2 / 16.6 / 17.3, gate/up 2:4 24.2 / 16.5 / 16.4,
 # gate/up 128:2:8 15.8 / 11.4 / 10.6, down 128:2:8 21.1 / 11.7 / 11.5 (results/ab_decode_h200_v34.txt).
 DECODE_RING = 2
+# v240: a slot holds this many steps, copied by one bulk copy per 64-row block (the fragment image
+# keeps a block's steps together; v239: a CTA's 4 KB bulk copies run ~230 ns apart, 16 KB ones at
+# the DRAM rate).
+DECODE_GROUP = 1
 # Where vnmsparse.spmm runs it on sm_90 (kernels._select, decode_preferred; VNM_DECODE=0 turns
 # it off): up to this many tokens (plain 2:4 only where X cannot be read by TMA: spmm_sm90a, v89).
 # Grid v37d (H200, geomean over 4 shapes, speed-up over cuBLAS, decode kernel vs wgmma.sp with K
@@ -557,9 +561,17 @@ def _decode_supported(index: int) -> tuple[bool, str]:
     return supported(device)
 
 
+def decode_group(per: int) -> int:
+    """Steps per A copy of a decode CTA of `per` steps (DECODE_GROUP)."""
+    return max(1, min(per, DECODE_GROUP))
+
+
 def decode_ring(per: int) -> int:
-    """A slots of a decode CTA of `per` steps: DECODE_RING, or all of them (v13-v33) with 0."""
-    return min(per, DECODE_RING) if DECODE_RING else per
+    """Steps of A a decode CTA of `per` steps holds: DECODE_RING slots of decode_group(per) steps,
+    or all of them (v13-v33) with 0."""
+    group = decode_group(per)
+    groups = -(-per // group)
+    return group * (min(groups, DECODE_RING) if DECODE_RING else groups)
 
 
 def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int) -> int:  # mirrors DecodePlan::bytes in the .cu
@@ -669,7 +681,7 @@ def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool =
     kernel.launch(
         (-(-r // bm), 1, splits), ((bm // wm) * (bn // wn) * 32, 1, 1),
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
-         per * KS * m, decode_ring(per)),
+         per * KS * m, decode_ring(per), decode_group(per)),
         shared_mem=decode_smem_bytes(bm, bn, per, m, splits), cluster=(1, 1, splits) if splits > 1 else None, pdl=True,
     )
 

@@ -56,13 +56,13 @@ struct SmemPlan {
 // fragment of k-step s, n-tile ni (the layout below).
 //
 // IMAGE: A and metadata are the wgmma.sp fragment image's (spmm_wgmma_sp.build_frag_layout): per
-// 64-row block, 4 KB of A registers [k-step][128 threads][4 x u32] at a + 4096 b and 512 B of
+// 64-row block, 4 KB of A registers [k-step][128 threads][4 x u32] at a + a_block b and 512 B of
 // metadata words [64 = threads with tig < 2][2] at me + me_block b. wgmma.sp's per-warp register
 // layout is mma.sp m16n8k32's (rows gid / gid + 8, groups tig / tig + 4; the metadata word of rows
 // gid and gid + 8, groups 4 (tig & 1) ..): m16 tile q of the CTA is warp q % 4 of block q / 4 there.
 template <typename T, int WM, int WN, bool IMAGE = false, typename LoadB>
 __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4], const T* a, const u8* me, int wm,
-                                                int lane, LoadB load_b, int me_block = 0) {
+                                                int lane, LoadB load_b, int me_block = 0, int a_block = 4096) {
   constexpr int MT = WM / 16, NTILES = WN / 8;
   // Metadata of both k-steps at once: a row's 8 bytes per stage are its codes for 16 groups. Lane
   // tig 0 needs the low 16 bits of each k-step's word for rows gid (low half) and gid + 8 (high
@@ -86,7 +86,7 @@ __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4]
     for (int mi = 0; mi < MT; ++mi) {
       if constexpr (IMAGE) {
         const int q = (wm * WM) / 16 + mi, thr = 32 * (q & 3) + lane, wc = 16 * (q & 3) + 2 * (lane >> 2) + (lane & 1);
-        const uint4 w = *reinterpret_cast<const uint4*>(reinterpret_cast<const u8*>(a) + (q >> 2) * 4096 + s * 2048 + thr * 16);
+        const uint4 w = *reinterpret_cast<const uint4*>(reinterpret_cast<const u8*>(a) + (q >> 2) * a_block + s * 2048 + thr * 16);
         af[mi][0] = w.x; af[mi][1] = w.y; af[mi][2] = w.z; af[mi][3] = w.w;
         ef[mi] = *reinterpret_cast<const u32*>(me + (q >> 2) * me_block + wc * 8 + 4 * s);
       } else {
@@ -517,7 +517,7 @@ template <typename T, int BM, int BN, int WM, int WN, bool HAS_COLS, bool IMAGE 
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     spmm_mma_sp_decode(const T* __restrict__ values_t, const u8* __restrict__ meta_t, const u32* __restrict__ cols,
                        const T* __restrict__ x, const T* __restrict__ bias, T* __restrict__ y, int R, int K, int ntok,
-                       int ldx, int Gp, int m, int v, int per, int width, int ring) {
+                       int ldx, int Gp, int m, int v, int per, int width, int ring, int group) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using Plan = DecodePlan<BM, BN>;
   constexpr int WARPS_N = BN / WN, NT = (BM / WM) * WARPS_N * 32, MT = WM / 16, NTILES = WN / 8;
@@ -540,18 +540,25 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const int kbeg = blockIdx.z * per;
   const int nsteps = min(total_steps, kbeg + per) - kbeg;
   const int c0 = kbeg * KS * m;  // first X column of the slice
-  const int slots = min(nsteps, ring);
+  // A comes in copies of `group` steps (v240: a CTA's bulk copies run ~230 ns apart at 4 KB, v239),
+  // through `slots` slots of `group` steps each (the host's `ring` is their steps, a multiple of
+  // group or at least the CTA's steps)
+  const int ngroups = (nsteps + group - 1) / group, slots = min(ngroups, ring / group);
   const size_t first = static_cast<size_t>(blockIdx.x) * total_steps + kbeg;  // (tile, step) index
   // IMAGE: (64-row block, step) index of the CTA's first block and step; blocks total_steps apart
   const size_t first64 = static_cast<size_t>(blockIdx.x) * (BM / 64) * total_steps + kbeg;
-  // A of step `step` into slot `slot_`, by bulk copy counted on `bar`
-  auto copy_a = [&](int slot_, int step, u64* bar) {
+  const int a_block = group * 4096;  // IMAGE: a slot holds each 64-row block's steps together
+  // A of group `gi` (its steps: the CTA's gi * group ..) into slot `slot_`, by bulk copy counted on `bar`
+  auto steps_of = [&](int gi) { return min(group, nsteps - gi * group); };
+  auto copy_a = [&](int slot_, int gi, u64* bar) {
+    const int step = gi * group, cnt = steps_of(gi);
     if constexpr (IMAGE) {
 #pragma unroll
       for (int b = 0; b < BM / 64; ++b)
-        bulk_copy(smem + slot_ * Plan::A + b * 4096, values_t + (first64 + b * total_steps + step) * 2048, 4096, bar);
+        bulk_copy(smem + slot_ * group * Plan::A + b * a_block, values_t + (first64 + b * total_steps + step) * 2048,
+                  4096 * cnt, bar);
     } else {
-      bulk_copy(smem + slot_ * Plan::A, values_t + (first + step) * (Plan::A / 2), Plan::A, bar);
+      bulk_copy(smem + slot_ * group * Plan::A, values_t + (first + step) * (Plan::A / 2), Plan::A * cnt, bar);
     }
   };
   const int rank = splits > 1 ? static_cast<int>(cluster_rank()) : 0;
@@ -610,7 +617,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // The X slice's loads go out before the A copies (v47: the first mma waits for the slice;
   // A is on its way into L2 since the prefetch above).
   if (tid == 0) {
-    mbar_arrive_expect_tx(&bars[0], Plan::A + nsteps * Plan::M);
+    mbar_arrive_expect_tx(&bars[0], steps_of(0) * Plan::A + nsteps * Plan::M);
     if constexpr (IMAGE) {  // block b's words of all steps at sM + b * per * 512
 #pragma unroll
       for (int b = 0; b < BM / 64; ++b)
@@ -619,7 +626,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
     }
     for (int s = 0; s < slots; ++s) {
-      if (s > 0) mbar_arrive_expect_tx(&bars[s], Plan::A);
+      if (s > 0) mbar_arrive_expect_tx(&bars[s], steps_of(s) * Plan::A);
       copy_a(s, s, &bars[s]);
     }
   }
@@ -633,7 +640,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
   for (int ni = 0; ni < NTILES; ++ni)
     xrow[ni] = reinterpret_cast<const u16*>(xs + min(wn * WN + 8 * ni + gid, ntok - 1) * xp);
-  int slot = 0, phase = 0;  // step s's slot s % slots and its pass's parity, advanced without a division
+  // step s: group gi = s / group, its j-th step; slot gi % slots and its pass's parity, advanced without a division
+  int slot = 0, phase = 0, gi = 0, j = 0;
   for (int s = 0; s < nsteps; ++s) {
     // Slice columns of this lane's B elements: k-row 32 ks + 8 j + 2 tig + e is slot 2 (tig & 1) + e
     // of the CTA's local group g = s KS + 8 ks + 2 j + tig / 2, column g m + offset (c0 cancels).
@@ -650,22 +658,26 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     mbar_wait(&bars[slot], phase);
     if (s == 0) VNM_DEC_MARK(3);
     if (VNM_DEC_PROBE != 2)
-      mma_stage_frags<T, WM, WN, IMAGE>(acc, reinterpret_cast<const T*>(smem + slot * Plan::A),
+      mma_stage_frags<T, WM, WN, IMAGE>(acc, reinterpret_cast<const T*>(smem + (slot * group + (IMAGE ? 0 : j)) * Plan::A +
+                                                                      (IMAGE ? j * 4096 : 0)),
                                         sM + s * (IMAGE ? 512 : Plan::M), wm, lane,
                                  [&](int ks, int ni, u32 (&bf)[4]) {
 #pragma unroll
                                    for (int j = 0; j < 4; ++j)
                                      bf[j] = static_cast<u32>(xrow[ni][col[ks][j][0]]) |
                                              (static_cast<u32>(xrow[ni][col[ks][j][1]]) << 16);
-                                 }, per * 512);
-    if (s + slots < nsteps) {  // the same for every thread: the barrier is uniform
-      __syncthreads();         // every warp holds this slot's fragments: refill it with step s + slots
-      if (tid == 0) {
-        mbar_arrive_expect_tx(&bars[slot], Plan::A);
-        copy_a(slot, s + slots, &bars[slot]);
+                                 }, per * 512, a_block);
+    if (++j == group || s + 1 == nsteps) {  // the group's last step
+      if (gi + slots < ngroups) {  // the same for every thread: the barrier is uniform
+        __syncthreads();           // every warp holds this slot's fragments: refill it with group gi + slots
+        if (tid == 0) {
+          mbar_arrive_expect_tx(&bars[slot], steps_of(gi + slots) * Plan::A);
+          copy_a(slot, gi + slots, &bars[slot]);
+        }
       }
+      j = 0, ++gi;
+      if (++slot == slots) slot = 0, phase ^= 1;
     }
-    if (++slot == slots) slot = 0, phase ^= 1;
   }
   __syncthreads();  // every warp is done with A and the slice: the base takes the output tile
   if (VNM_DEC_PROBE == 2) return;
