@@ -6,8 +6,10 @@ graphs replay in turns (ab_wgmma.time_in_turns).
 
   python scripts/ab_decode.py DECODE_RING=0,4,0,4 [--shapes 11008x4096x1:128:2:8,...]
   python scripts/ab_decode.py DECODE_GROUP=1,4,4+DECODE_MAX_SPLITS=4
+  python scripts/ab_decode.py VNM_DECODE=1,0,1,0   (the route: decode kernel or wgmma.sp; plan None = wgmma.sp)
 """
 import argparse
+import os
 
 import torch
 
@@ -40,11 +42,15 @@ def main():
         n = max(12, len(sets))
         for value in values:
             plain, _, restore = overrides(value, owner)
-            set_switch(K, name, plain)
+            if hasattr(K, name):
+                set_switch(K, name, plain)
+            else:  # an environment switch (VNM_DECODE=1,0: the decode kernel's route on or off)
+                os.environ[name] = plain
             K.decode_plan.cache_clear()
             K._decode_clusters_at_once.cache_clear()
             image = bool(args.image) and cfg.v % 64 == 0
-            plans[value] = K.decode_plan(x.device, t, r, K.layout_steps(k, cfg.m), cfg.v, cfg.m, x.dtype, image)
+            plans[value] = (K.preferred_decode_plan(x.device, t, r, k, cfg.v, cfg.m, x.dtype, image) if image
+                            else K.decode_plan(x.device, t, r, K.layout_steps(k, cfg.m), cfg.v, cfg.m, x.dtype))
             run = (lambda i: vs.spmm(sets[i % len(sets)][0], sets[i % len(sets)][2])) if image else decode_call(sets, r, k, cfg)
             err = ((run(0).float() - ref).norm() / ref.norm()).item()
             graphs.append(capture(run, n))
