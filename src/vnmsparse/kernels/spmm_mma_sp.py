@@ -516,6 +516,10 @@ DECODE_RING = 2
 # keeps a block's steps together; v239: a CTA's 4 KB bulk copies run ~230 ns apart, 16 KB ones at
 # the DRAM rate).
 DECODE_GROUP = 1
+DECODE_GROUP_MIN_STEPS = 8  # ... for CTAs of at least this many steps (v240: 4-step CTAs lost with 4-step copies)
+# v241: 0, or within the fewest waves the fewest splits whose CTAs reach DECODE_FILL per SM (rather than
+# the most splits): fewer ranks to reduce over
+DECODE_FILL = 0
 # Where vnmsparse.spmm runs it on sm_90 (kernels._select, decode_preferred; VNM_DECODE=0 turns
 # it off): up to this many tokens (plain 2:4 only where X cannot be read by TMA: spmm_sm90a, v89).
 # Grid v37d (H200, geomean over 4 shapes, speed-up over cuBLAS, decode kernel vs wgmma.sp with K
@@ -562,8 +566,8 @@ def _decode_supported(index: int) -> tuple[bool, str]:
 
 
 def decode_group(per: int) -> int:
-    """Steps per A copy of a decode CTA of `per` steps (DECODE_GROUP)."""
-    return max(1, min(per, DECODE_GROUP))
+    """Steps per A copy of a decode CTA of `per` steps (DECODE_GROUP from DECODE_GROUP_MIN_STEPS)."""
+    return max(1, min(per, DECODE_GROUP)) if per >= DECODE_GROUP_MIN_STEPS else 1
 
 
 def decode_ring(per: int) -> int:
@@ -614,8 +618,10 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
         splits = -(-steps // per)
         smem = decode_smem_bytes(bm, bn, per, m, splits)
         waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, smem, splits, dtype, image))
-        if best is None or (waves, -splits) < best[0]:
-            best = (waves, -splits), per
+        filled = DECODE_FILL and row_tiles * splits >= DECODE_FILL * _sms(device.index or 0)
+        key = (waves, 0, splits) if filled else (waves, 1, -splits)
+        if best is None or key < best[0]:
+            best = key, per
     per = best[1]
     return bm, bn, -(-steps // per), per
 
