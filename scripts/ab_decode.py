@@ -15,6 +15,7 @@ import torch
 
 import vnmsparse as vs
 from vnmsparse.kernels import spmm_mma_sp as K
+from vnmsparse.kernels import spmm_wgmma_sp as W
 
 from ab_wgmma import capture, case, decode_call, overrides, set_switch, time_in_turns
 
@@ -31,7 +32,7 @@ def main():
     args = ap.parse_args()
     name, values = args.knob.split("=", 1)
     values = values.split(",")
-    owner = lambda _: K
+    owner = lambda n: K if hasattr(K, n) else W  # whose switch a +NAME=v override is
     gen = torch.Generator(device="cuda").manual_seed(0)
     print(f"{'shape':28s} " + " ".join(f"{v:>12s}" for v in values) + "  plans (bm, bn, splits, steps)")
     for spec in args.shapes.split(","):

@@ -443,24 +443,42 @@ def test_decode_kernel(v, m):
                    r, k, t, v, m, dtype, bias=i % 2 == 0, gen=gen, what="decode kernel")
 
 
+def test_decode_ring_and_group(monkeypatch):
+    """A decode CTA's A slots hold DECODE_GROUP steps from DECODE_GROUP_MIN_STEPS steps on; its ring
+    is whole groups (at most DECODE_RING of them, all with 0)."""
+    monkeypatch.setattr(K, "DECODE_RING", 2)
+    monkeypatch.setattr(K, "DECODE_GROUP", 2)
+    monkeypatch.setattr(K, "DECODE_GROUP_MIN_STEPS", 8)
+    assert [(K.decode_group(p), K.decode_ring(p)) for p in (1, 4, 7, 8, 13)] == [(1, 1), (1, 2), (1, 2), (2, 4), (2, 4)]
+    monkeypatch.setattr(K, "DECODE_RING", 0)
+    assert (K.decode_group(13), K.decode_ring(13)) == (2, 14)  # all resident: 7 groups, the last of one step
+    assert K.decode_smem_bytes(64, 8, 13, 8, 4) > K.decode_smem_bytes(64, 8, 12, 8, 4)
+
+
 @pytest.mark.gpu
 @needs_sm90
-@pytest.mark.parametrize("ring", [1, 2, 3])
-def test_decode_kernel_ring(ring, monkeypatch):
-    """A tiles through `ring` slots (v34): each slot refilled several times (its mbarrier's phase
-    flips), K ranges that are not a multiple of the ring, one split and several."""
+@pytest.mark.parametrize("ring,group", [(1, 1), (2, 1), (3, 1), (1, 3), (2, 2)])
+def test_decode_kernel_ring(ring, group, monkeypatch):
+    """A tiles through `ring` slots (v34) of `group` steps each (v240): each slot refilled several
+    times (its mbarrier's phase flips), K ranges that are not a multiple of the ring or of the
+    group (a short last copy), one split and several."""
     monkeypatch.setattr(K, "DECODE_RING", ring)
+    monkeypatch.setattr(K, "DECODE_GROUP", group)
+    monkeypatch.setattr(K, "DECODE_GROUP_MIN_STEPS", 1)
     K.decode_plan.cache_clear()
     gen = torch.Generator().manual_seed(ring)
+    refilled = 0  # cases whose slots are refilled (more steps than the ring holds)
     try:
         for i, (t, r, k, v, m) in enumerate(((1, 300, 4100, 64, 8), (5, 2048, 4096, 128, 8), (8, 130, 2053, 16, 4),
                                              (16, 515, 8192, 64, 16), (3, 1000, 11008, 128, 4))):
             steps = -(-(-(-k // m)) // K.KS)
             plan = K.decode_plan(torch.device("cuda"), t, r, steps, v, m)
-            assert plan is not None and plan[3] > ring, (plan, ring)
+            assert plan is not None and (group > 1 or plan[3] > ring), (plan, ring)
+            refilled += plan[3] > ring * group
             check_case(lambda x, vw, b, out: K.spmm_sm90_decode(x, *K.layout_of(vw, True), b, r, k, v, m, out=out),
                        r, k, t, v, m, (torch.bfloat16, torch.float16)[i % 2], bias=i % 2 == 0, gen=gen,
-                       what=f"decode kernel, ring {ring}")
+                       what=f"decode kernel, ring {ring}, group {group}")
+        assert refilled >= 3, refilled
     finally:
         K.decode_plan.cache_clear()
 

@@ -512,14 +512,13 @@ DECODE_ONE_WAVE = True  # v33: splits chosen by waves of clusters (False: v13's 
 # T = 1, us for 0 / 4 / 2 slots: LLaMA down 2:4 41.2 / 16.6 / 17.3, gate/up 2:4 24.2 / 16.5 / 16.4,
 # gate/up 128:2:8 15.8 / 11.4 / 10.6, down 128:2:8 21.1 / 11.7 / 11.5 (results/ab_decode_h200_v34.txt).
 DECODE_RING = 2
-# v240: a slot holds this many steps, copied by one bulk copy per 64-row block (the fragment image
-# keeps a block's steps together; v239: a CTA's 4 KB bulk copies run ~230 ns apart, 16 KB ones at
-# the DRAM rate).
-DECODE_GROUP = 1
-DECODE_GROUP_MIN_STEPS = 8  # ... for CTAs of at least this many steps (v240: 4-step CTAs lost with 4-step copies)
-# v241: 0, or within the fewest waves the fewest splits whose CTAs reach DECODE_FILL per SM (rather than
-# the most splits): fewer ranks to reduce over
-DECODE_FILL = 0
+# v240-v242: a slot holds this many steps, copied by one bulk copy per 64-row block (the fragment image
+# keeps a block's steps together; v239: a CTA's 4 KB bulk copies run ~230 ns apart even all in flight),
+# in CTAs of at least DECODE_GROUP_MIN_STEPS steps. H200, T = 1, us, 1 -> 2: 2048 x 8192 64:2:8 (8 splits
+# of 8) 7.5 -> 6.7, LLaMA gate/up 128:2:8 with 4 splits of 8 12.0 -> 10.9, down 64:2:8 (7 of 13) 13.6 ->
+# 12.8; with CTAs of 4 steps, copies of 2-4 steps lost up to 21% (4096^2 128:2:8 6.2 -> 7.5 at 4).
+DECODE_GROUP = 2
+DECODE_GROUP_MIN_STEPS = 8
 # Where vnmsparse.spmm runs it on sm_90 (kernels._select, decode_preferred; VNM_DECODE=0 turns
 # it off): up to this many tokens (plain 2:4 only where X cannot be read by TMA: spmm_sm90a, v89).
 # Grid v37d (H200, geomean over 4 shapes, speed-up over cuBLAS, decode kernel vs wgmma.sp with K
@@ -618,10 +617,8 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
         splits = -(-steps // per)
         smem = decode_smem_bytes(bm, bn, per, m, splits)
         waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, smem, splits, dtype, image))
-        filled = DECODE_FILL and row_tiles * splits >= DECODE_FILL * _sms(device.index or 0)
-        key = (waves, 0, splits) if filled else (waves, 1, -splits)
-        if best is None or key < best[0]:
-            best = key, per
+        if best is None or (waves, -splits) < best[0]:
+            best = (waves, -splits), per
     per = best[1]
     return bm, bn, -(-steps // per), per
 
