@@ -322,9 +322,12 @@ def fake_sm90(monkeypatch):
 def test_decode_plan_on_the_fragment_image(monkeypatch, fake_sm90):
     """v52: the decode kernel reads the wgmma.sp fragment image only in 64-row blocks (row tiles of
     64 or 128); where it does, its plan is the one on its own image (the same shared memory: the
-    image keeps 8 bytes of metadata per row and stage, as the codes), and its kernel is named apart."""
+    image keeps 8 bytes of metadata per row and stage, as the codes) but for the copies of several
+    steps there (v240: a ring of whole copies), and its kernel is named apart."""
     dev = torch.device("cuda", 0)
     monkeypatch.setattr(K, "_sms", lambda i: 132)
+    monkeypatch.setattr(K, "DECODE_GROUP", 1)
+    K.decode_plan.cache_clear()
     for v, m in ((64, 4), (64, 8), (128, 8), (128, 32), (128, 128)):
         for t in (1, 4, 8):
             for steps in (2, 16, 64, 200):
@@ -355,13 +358,13 @@ def test_decode_plan(monkeypatch, fake_sm90):
             if plan is None:  # e.g. LLaMA down (K 11008, 2:8) at T > 32
                 per_cap = min(K.DECODE_MAX_STEPS, K.DECODE_MAX_SLICE_BYTES // (bn * 2) // (K.KS * m))
                 assert -(-steps // max(per_cap, 1)) > K.DECODE_MAX_SPLITS or per_cap == 0 or \
-                    K.decode_smem_bytes(K.row_tile(v), bn, -(-steps // K.DECODE_MAX_SPLITS), m, K.DECODE_MAX_SPLITS) > K.DECODE_MAX_SMEM
+                    K.decode_smem_bytes(K.row_tile(v), bn, -(-steps // K.DECODE_MAX_SPLITS), m, K.DECODE_MAX_SPLITS, False) > K.DECODE_MAX_SMEM
                 continue
             bm, bn2, splits, per = plan
             assert bn2 == bn and v % bm == 0 and 1 <= splits <= K.DECODE_MAX_SPLITS, (t, rows, steps, m)
             assert per <= K.DECODE_MAX_STEPS and bn * per * K.KS * m * 2 <= K.DECODE_MAX_SLICE_BYTES
             assert (splits - 1) * per < steps <= splits * per, (rows, steps, m, splits, per)
-            assert K.decode_smem_bytes(bm, bn, per, m, splits) <= K.DECODE_MAX_SMEM
+            assert K.decode_smem_bytes(bm, bn, per, m, splits, False) <= K.DECODE_MAX_SMEM
     assert K.decode_plan(dev, 1, 4096, 32, 64, 8)[2:] == (8, 4)  # 64 row tiles: 8 splits of 4 steps
     assert K.decode_preferred(dev, 1, 4096, 4096, 64, 8) and K.decode_preferred(dev, 8, 4096, 4096, 64, 8)
     assert not K.decode_preferred(dev, 9, 4096, 4096, 64, 8)  # past DECODE_DEFAULT_MAX_TOKENS
@@ -449,19 +452,22 @@ def test_decode_ring_and_group(monkeypatch):
     monkeypatch.setattr(K, "DECODE_RING", 2)
     monkeypatch.setattr(K, "DECODE_GROUP", 2)
     monkeypatch.setattr(K, "DECODE_GROUP_MIN_STEPS", 8)
-    assert [(K.decode_group(p), K.decode_ring(p)) for p in (1, 4, 7, 8, 13)] == [(1, 1), (1, 2), (1, 2), (2, 4), (2, 4)]
+    assert [(K.decode_group(p, True), K.decode_ring(p, True)) for p in (1, 4, 7, 8, 13)] == [(1, 1), (1, 2), (1, 2), (2, 4), (2, 4)]
+    assert (K.decode_group(13, False), K.decode_ring(13, False)) == (1, 2)  # the "sm90" image: one step a copy
     monkeypatch.setattr(K, "DECODE_RING", 0)
-    assert (K.decode_group(13), K.decode_ring(13)) == (2, 14)  # all resident: 7 groups, the last of one step
-    assert K.decode_smem_bytes(64, 8, 13, 8, 4) > K.decode_smem_bytes(64, 8, 12, 8, 4)
+    assert (K.decode_group(13, True), K.decode_ring(13, True)) == (2, 14)  # all resident: 7 groups, the last of one step
+    assert K.decode_smem_bytes(64, 8, 13, 8, 4, True) > K.decode_smem_bytes(64, 8, 12, 8, 4, True)
+    assert K.decode_name(torch.bfloat16, 64, 8, True, True, True).endswith(", true, true, true>")
 
 
 @pytest.mark.gpu
 @needs_sm90
 @pytest.mark.parametrize("ring,group", [(1, 1), (2, 1), (3, 1), (1, 3), (2, 2)])
 def test_decode_kernel_ring(ring, group, monkeypatch):
-    """A tiles through `ring` slots (v34) of `group` steps each (v240): each slot refilled several
-    times (its mbarrier's phase flips), K ranges that are not a multiple of the ring or of the
-    group (a short last copy), one split and several."""
+    """A tiles through `ring` slots (v34) of `group` steps each (v240; copies of several steps on
+    the fragment image, V % 64 == 0): each slot refilled several times (its mbarrier's phase
+    flips), K ranges that are not a multiple of the ring or of the group (a short last copy), one
+    split and several."""
     monkeypatch.setattr(K, "DECODE_RING", ring)
     monkeypatch.setattr(K, "DECODE_GROUP", group)
     monkeypatch.setattr(K, "DECODE_GROUP_MIN_STEPS", 1)
@@ -472,11 +478,17 @@ def test_decode_kernel_ring(ring, group, monkeypatch):
         for i, (t, r, k, v, m) in enumerate(((1, 300, 4100, 64, 8), (5, 2048, 4096, 128, 8), (8, 130, 2053, 16, 4),
                                              (16, 515, 8192, 64, 16), (3, 1000, 11008, 128, 4))):
             steps = -(-(-(-k // m)) // K.KS)
-            plan = K.decode_plan(torch.device("cuda"), t, r, steps, v, m)
+            image = group > 1 and v % 64 == 0
+            plan = K.decode_plan(torch.device("cuda"), t, r, steps, v, m, image=image)
             assert plan is not None and (group > 1 or plan[3] > ring), (plan, ring)
             refilled += plan[3] > ring * group
-            check_case(lambda x, vw, b, out: K.spmm_sm90_decode(x, *K.layout_of(vw, True), b, r, k, v, m, out=out),
-                       r, k, t, v, m, (torch.bfloat16, torch.float16)[i % 2], bias=i % 2 == 0, gen=gen,
+
+            def launch(x, vw, b, out, plan=plan, image=image, r=r, k=k, v=v, m=m):
+                if not image:
+                    return K.spmm_sm90_decode(x, *K.layout_of(vw, True), b, r, k, v, m, out=out)
+                K.spmm_decode(x, *W.layout_of(vw), b, out, r, k, v, m, plan, image=True)
+                return out
+            check_case(launch, r, k, t, v, m, (torch.bfloat16, torch.float16)[i % 2], bias=i % 2 == 0, gen=gen,
                        what=f"decode kernel, ring {ring}, group {group}")
         assert refilled >= 3, refilled
     finally:

@@ -518,7 +518,7 @@ DECODE_RING = 2
 # of 8) 7.5 -> 6.7, LLaMA gate/up 128:2:8 with 4 splits of 8 12.0 -> 10.9, down 64:2:8 (7 of 13) 13.6 ->
 # 12.8; with CTAs of 4 steps, copies of 2-4 steps lost up to 21% (4096^2 128:2:8 6.2 -> 7.5 at 4).
 DECODE_GROUP = 2
-DECODE_GROUP_MIN_STEPS = 8
+DECODE_GROUP_MIN_STEPS = 8  # (on the fragment image: the grouped kernels, GROUPED in the .cu)
 # Where vnmsparse.spmm runs it on sm_90 (kernels._select, decode_preferred; VNM_DECODE=0 turns
 # it off): up to this many tokens (plain 2:4 only where X cannot be read by TMA: spmm_sm90a, v89).
 # Grid v37d (H200, geomean over 4 shapes, speed-up over cuBLAS, decode kernel vs wgmma.sp with K
@@ -542,11 +542,13 @@ def _decode_warp_tile(bm: int, bn: int) -> tuple[int, int]:
     return bm // warps_m, bn // warps_n
 
 
-def decode_name(dtype: torch.dtype, bm: int, bn: int, has_cols: bool, image: bool = False) -> str:
+def decode_name(dtype: torch.dtype, bm: int, bn: int, has_cols: bool, image: bool = False, grouped: bool = False) -> str:
     """The decode kernel for a (bm, bn) tile; ``image``: it reads the wgmma.sp fragment image
-    (spmm_wgmma_sp.layout_of, bm a multiple of 64) instead of the "sm90" one."""
+    (spmm_wgmma_sp.layout_of, bm a multiple of 64) instead of the "sm90" one; ``grouped`` (image
+    only): A in copies of several steps (decode_group)."""
     wm, wn = _decode_warp_tile(bm, bn)
-    return f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {wm}, {wn}, {_b(has_cols)}" + (", true>" if image else ">")
+    return (f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {wm}, {wn}, {_b(has_cols)}"
+            + (", true, true>" if grouped else ", true>" if image else ">"))
 
 
 def decode_supported(device: torch.device) -> tuple[bool, str]:
@@ -564,23 +566,24 @@ def _decode_supported(index: int) -> tuple[bool, str]:
     return supported(device)
 
 
-def decode_group(per: int) -> int:
-    """Steps per A copy of a decode CTA of `per` steps (DECODE_GROUP from DECODE_GROUP_MIN_STEPS)."""
-    return max(1, min(per, DECODE_GROUP)) if per >= DECODE_GROUP_MIN_STEPS else 1
+def decode_group(per: int, image: bool) -> int:
+    """Steps per A copy of a decode CTA of `per` steps (DECODE_GROUP from DECODE_GROUP_MIN_STEPS on
+    the fragment image, else 1)."""
+    return max(1, min(per, DECODE_GROUP)) if image and per >= DECODE_GROUP_MIN_STEPS else 1
 
 
-def decode_ring(per: int) -> int:
+def decode_ring(per: int, image: bool) -> int:
     """Steps of A a decode CTA of `per` steps holds: DECODE_RING slots of decode_group(per) steps,
     or all of them (v13-v33) with 0."""
-    group = decode_group(per)
+    group = decode_group(per, image)
     groups = -(-per // group)
     return group * (min(groups, DECODE_RING) if DECODE_RING else groups)
 
 
-def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int) -> int:  # mirrors DecodePlan::bytes in the .cu
+def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int, image: bool) -> int:  # mirrors DecodePlan::bytes in the .cu
     a, codes, units = bm * 2 * KS * 2, bm * KS // 2, bm // 8
     received = splits * -(-units // splits) * 8 * bn * 4 if splits > 1 else 0
-    body = decode_ring(per) * a + per * (codes + KS * 4) + bn * (per * KS * m + 8) * 2 + received
+    body = decode_ring(per, image) * a + per * (codes + KS * 4) + bn * (per * KS * m + 8) * 2 + received
     return max(body, bn * (bm + 8) * 2) + (DECODE_MAX_STEPS + 1) * 8
 
 
@@ -598,7 +601,7 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     if image and bm % 64:
         return None
     per_max = min(DECODE_MAX_STEPS, DECODE_MAX_SLICE_BYTES // (bn * 2) // (KS * m))
-    while per_max > 0 and decode_smem_bytes(bm, bn, per_max, m, DECODE_MAX_SPLITS) > DECODE_MAX_SMEM:
+    while per_max > 0 and decode_smem_bytes(bm, bn, per_max, m, DECODE_MAX_SPLITS, image) > DECODE_MAX_SMEM:
         per_max -= 1
     if per_max == 0 or -(-steps // per_max) > DECODE_MAX_SPLITS:
         return None
@@ -615,7 +618,7 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // DECODE_MIN_SPLIT_STEPS)) + 1):
         per = -(-steps // splits)
         splits = -(-steps // per)
-        smem = decode_smem_bytes(bm, bn, per, m, splits)
+        smem = decode_smem_bytes(bm, bn, per, m, splits, image)
         waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, smem, splits, dtype, image))
         if best is None or (waves, -splits) < best[0]:
             best = (waves, -splits), per
@@ -680,12 +683,13 @@ def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool =
     # v153, auto_xt at T = 4 8.3 us with a torch copy here against 4.0 on row-major X)
     xr = as_rows(x2)
     wm, wn = _decode_warp_tile(bm, bn)
-    kernel = _kernel(decode_name(x2.dtype, bm, bn, cols is not None, image), _DECODE_PARAMS)
+    group = decode_group(per, image)
+    kernel = _kernel(decode_name(x2.dtype, bm, bn, cols is not None, image, group > 1), _DECODE_PARAMS)
     kernel.launch(
         (-(-r // bm), 1, splits), ((bm // wm) * (bn // wn) * 32, 1, 1),
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
-         per * KS * m, decode_ring(per), decode_group(per)),
-        shared_mem=decode_smem_bytes(bm, bn, per, m, splits), cluster=(1, 1, splits) if splits > 1 else None, pdl=True,
+         per * KS * m, decode_ring(per, image), group),
+        shared_mem=decode_smem_bytes(bm, bn, per, m, splits, image), cluster=(1, 1, splits) if splits > 1 else None, pdl=True,
     )
 
 
@@ -749,7 +753,8 @@ def name_expressions(dtype: torch.dtype) -> list[str]:
     names = [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in (False, True)]
     names += [t.name(dtype, c, False) for t in WS_TILES.values() for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64) for c in (True, False)]
-    names += [decode_name(dtype, bm, bn, c, True) for bm in (128, 64) for bn in (8, 16, 32, 64) for c in (True, False)]
+    names += [decode_name(dtype, bm, bn, c, True, g) for bm in (128, 64) for bn in (8, 16, 32, 64) for c in (True, False)
+              for g in (False, True)]
     names += [f"vnm::splitk_reduce<{_CTYPE[dtype]}, {v}>" for v in ("false", "true", "false, true")]
     names += [f"vnm::splitk_reduce_t<{_CTYPE[dtype]}>"]
     return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::transpose_pad16<{_CTYPE[dtype]}>",

@@ -513,15 +513,16 @@ struct DecodePlan {
   }
 };
 
-template <typename T, int BM, int BN, int WM, int WN, bool HAS_COLS, bool IMAGE = false>
+template <typename T, int BM, int BN, int WM, int WN, bool HAS_COLS, bool IMAGE = false, bool GROUPED = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     spmm_mma_sp_decode(const T* __restrict__ values_t, const u8* __restrict__ meta_t, const u32* __restrict__ cols,
                        const T* __restrict__ x, const T* __restrict__ bias, T* __restrict__ y, int R, int K, int ntok,
-                       int ldx, int Gp, int m, int v, int per, int width, int ring, int group) {
+                       int ldx, int Gp, int m, int v, int per, int width, int ring, int group_arg) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using Plan = DecodePlan<BM, BN>;
   constexpr int WARPS_N = BN / WN, NT = (BM / WM) * WARPS_N * 32, MT = WM / 16, NTILES = WN / 8;
   static_assert(!IMAGE || BM % 64 == 0, "the fragment image is in 64-row blocks");
+  static_assert(!GROUPED || IMAGE, "copies of several steps: the fragment image only");
   static_assert(BM % WM == 0 && WM % 16 == 0 && BN % WN == 0 && WN % 8 == 0, "bad tile");
 
   extern __shared__ __align__(128) unsigned char smem[];
@@ -542,14 +543,17 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const int c0 = kbeg * KS * m;  // first X column of the slice
   // A comes in copies of `group` steps (v240: a CTA's bulk copies run ~230 ns apart at 4 KB, v239),
   // through `slots` slots of `group` steps each (the host's `ring` is their steps, a multiple of
-  // group or at least the CTA's steps)
-  const int ngroups = (nsteps + group - 1) / group, slots = min(ngroups, ring / group);
+  // group or at least the CTA's steps). Without GROUPED, group is the constant 1: that code is v239's
+  // (a runtime 1 cost the 128-row tiles 4-10%, v244: the compiler serialised their mma.sp on reused
+  // fragment registers).
+  const int group = GROUPED ? group_arg : 1;
+  const int ngroups = GROUPED ? (nsteps + group - 1) / group : nsteps, slots = min(ngroups, GROUPED ? ring / group : ring);
   const size_t first = static_cast<size_t>(blockIdx.x) * total_steps + kbeg;  // (tile, step) index
   // IMAGE: (64-row block, step) index of the CTA's first block and step; blocks total_steps apart
   const size_t first64 = static_cast<size_t>(blockIdx.x) * (BM / 64) * total_steps + kbeg;
   const int a_block = group * 4096;  // IMAGE: a slot holds each 64-row block's steps together
   // A of group `gi` (its steps: the CTA's gi * group ..) into slot `slot_`, by bulk copy counted on `bar`
-  auto steps_of = [&](int gi) { return min(group, nsteps - gi * group); };
+  auto steps_of = [&](int gi) { return GROUPED ? min(group, nsteps - gi * group) : 1; };
   auto copy_a = [&](int slot_, int gi, u64* bar) {
     const int step = gi * group, cnt = steps_of(gi);
     if constexpr (IMAGE) {
@@ -667,15 +671,16 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
                                      bf[j] = static_cast<u32>(xrow[ni][col[ks][j][0]]) |
                                              (static_cast<u32>(xrow[ni][col[ks][j][1]]) << 16);
                                  }, per * 512, a_block);
-    if (++j == group || s + 1 == nsteps) {  // the group's last step
-      if (gi + slots < ngroups) {  // the same for every thread: the barrier is uniform
-        __syncthreads();           // every warp holds this slot's fragments: refill it with group gi + slots
+    if (!GROUPED || ++j == group || s + 1 == nsteps) {  // the group's last step
+      const int g = GROUPED ? gi : s;  // (one induction variable where groups are single steps)
+      if (g + slots < ngroups) {  // the same for every thread: the barrier is uniform
+        __syncthreads();          // every warp holds this slot's fragments: refill it with group g + slots
         if (tid == 0) {
-          mbar_arrive_expect_tx(&bars[slot], steps_of(gi + slots) * Plan::A);
-          copy_a(slot, gi + slots, &bars[slot]);
+          mbar_arrive_expect_tx(&bars[slot], steps_of(g + slots) * Plan::A);
+          copy_a(slot, g + slots, &bars[slot]);
         }
       }
-      j = 0, ++gi;
+      if constexpr (GROUPED) j = 0, ++gi;
       if (++slot == slots) slot = 0, phase ^= 1;
     }
   }
