@@ -512,13 +512,14 @@ DECODE_ONE_WAVE = True  # v33: splits chosen by waves of clusters (False: v13's 
 # T = 1, us for 0 / 4 / 2 slots: LLaMA down 2:4 41.2 / 16.6 / 17.3, gate/up 2:4 24.2 / 16.5 / 16.4,
 # gate/up 128:2:8 15.8 / 11.4 / 10.6, down 128:2:8 21.1 / 11.7 / 11.5 (results/ab_decode_h200_v34.txt).
 DECODE_RING = 2
-# v240-v242: a slot holds this many steps, copied by one bulk copy per 64-row block (the fragment image
-# keeps a block's steps together; v239: a CTA's 4 KB bulk copies run ~230 ns apart even all in flight),
-# in CTAs of at least DECODE_GROUP_MIN_STEPS steps. H200, T = 1, us, 1 -> 2: 2048 x 8192 64:2:8 (8 splits
-# of 8) 7.5 -> 6.7, LLaMA gate/up 128:2:8 with 4 splits of 8 12.0 -> 10.9, down 64:2:8 (7 of 13) 13.6 ->
-# 12.8; with CTAs of 4 steps, copies of 2-4 steps lost up to 21% (4096^2 128:2:8 6.2 -> 7.5 at 4).
+# v240-v245: on the fragment image, a slot holds this many steps, copied by one bulk copy per 64-row block
+# (the image keeps a block's steps together; v239: a CTA's 4 KB bulk copies run ~230 ns apart even all in
+# flight), in CTAs of at least DECODE_GROUP_MIN_STEPS steps. H200, T = 1, us, v245 (aaede43's kernel ->
+# this, alternating processes): LLaMA-7B gate/up 64:2:8 13.4 -> 11.8, down 64:2:8 14.1 -> 12.7, 2048 x 8192
+# 64:2:8 7.4 -> 6.6; calls of CTAs with fewer steps unchanged (their kernel compiles as before: a runtime
+# group of 1 had cost the 128-row tiles 4-10%, v244); copies of 2-4 steps in CTAs of 4 lost up to 21% (v240).
 DECODE_GROUP = 2
-DECODE_GROUP_MIN_STEPS = 8  # (on the fragment image: the grouped kernels, GROUPED in the .cu)
+DECODE_GROUP_MIN_STEPS = 8
 # Where vnmsparse.spmm runs it on sm_90 (kernels._select, decode_preferred; VNM_DECODE=0 turns
 # it off): up to this many tokens (plain 2:4 only where X cannot be read by TMA: spmm_sm90a, v89).
 # Grid v37d (H200, geomean over 4 shapes, speed-up over cuBLAS, decode kernel vs wgmma.sp with K
