@@ -12,15 +12,6 @@
 #include "common.cuh"  // (the package's csrc/: jit resolves includes there too)
 using namespace vnm;
 
-__device__ __forceinline__ void spin_wait(u64* bar, u32 parity) {
-  asm volatile(
-      "{\n.reg .pred p;\nWAIT_%=:\n"
-      "mbarrier.test_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-      "@!p bra WAIT_%=;\n}\n" ::"r"(smem_addr(bar)),
-      "r"(parity)
-      : "memory");
-}
-
 extern "C" __global__ void __launch_bounds__(64) stream_probe(const unsigned char* base, const __grid_constant__ TensorMap map,
                                                           int mode, int pieces, int chunk, int slots, int iters,
                                                           long long stream_len, int rows_per_cta, int variant) {
@@ -54,7 +45,7 @@ extern "C" __global__ void __launch_bounds__(64) stream_probe(const unsigned cha
     for (int i = 0; i < iters; ++i) {
       const int s = i % slots;
       if (i >= slots) {
-        if (variant == 4) spin_wait(&empty[s], ((i / slots) & 1) ^ 1);
+        if (variant == 4) mbar_poll(&empty[s], ((i / slots) & 1) ^ 1);
         else mbar_wait(&empty[s], ((i / slots) & 1) ^ 1);
       }
       if (variant == 2 && threadIdx.x != i % 32) continue;
@@ -76,7 +67,7 @@ extern "C" __global__ void __launch_bounds__(64) stream_probe(const unsigned cha
     }
   } else if (threadIdx.x == 32) {
     for (int i = 0; i < iters; ++i) {
-      if (variant == 4) spin_wait(&full[i % slots], (i / slots) & 1);
+      if (variant == 4) mbar_poll(&full[i % slots], (i / slots) & 1);
       else mbar_wait(&full[i % slots], (i / slots) & 1);
       mbar_arrive(&empty[i % slots]);
     }

@@ -142,9 +142,17 @@ __device__ __forceinline__ void mbar_arrive(u64* bar) {
 __device__ __forceinline__ void cp_async_mbar_arrive_noinc(u64* bar) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(bar)) : "memory");
 }
-// Wait until the barrier's phase of this parity has completed (try_wait suspends on sm_90;
-// sm_80 has test_wait only, which returns at once). Experiment knob VNM_MBAR_SPIN=1: test_wait
-// on sm_90 too (v239: does try_wait's suspension pace a ring's stages?).
+// Wait until the barrier's phase of this parity has completed by polling (test_wait returns at once).
+__device__ __forceinline__ void mbar_poll(u64* bar, u32 parity) {
+  asm volatile(
+      "{\n.reg .pred p;\nWAIT_%=:\n"
+      "mbarrier.test_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+      "@!p bra WAIT_%=;\n}\n" ::"r"(smem_addr(bar)),
+      "r"(parity)
+      : "memory");
+}
+// ... by try_wait on sm_90, which suspends the thread (sm_80 has test_wait only). Experiment knob
+// VNM_MBAR_SPIN=1: polling on sm_90 too (v239: it does not pace a ring's stages; prefill +4%).
 #ifndef VNM_MBAR_SPIN
 #define VNM_MBAR_SPIN 0
 #endif
@@ -157,12 +165,7 @@ __device__ __forceinline__ void mbar_wait(u64* bar, u32 parity) {
       "r"(parity)
       : "memory");
 #else
-  asm volatile(
-      "{\n.reg .pred p;\nWAIT_%=:\n"
-      "mbarrier.test_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-      "@!p bra WAIT_%=;\n}\n" ::"r"(smem_addr(bar)),
-      "r"(parity)
-      : "memory");
+  mbar_poll(bar, parity);
 #endif
 }
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
