@@ -458,6 +458,8 @@ def test_decode_ring_and_group(monkeypatch):
     assert (K.decode_group(13, True), K.decode_ring(13, True)) == (2, 14)  # all resident: 7 groups, the last of one step
     assert K.decode_smem_bytes(64, 8, 13, 8, 4, True) > K.decode_smem_bytes(64, 8, 12, 8, 4, True)
     assert K.decode_name(torch.bfloat16, 64, 8, True, True, True).endswith(", true, true, true>")
+    with pytest.raises(ValueError, match="fragment image"):
+        K.decode_name(torch.bfloat16, 64, 8, True, False, True)
 
 
 @pytest.mark.gpu

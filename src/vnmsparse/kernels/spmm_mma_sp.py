@@ -547,6 +547,8 @@ def decode_name(dtype: torch.dtype, bm: int, bn: int, has_cols: bool, image: boo
     """The decode kernel for a (bm, bn) tile; ``image``: it reads the wgmma.sp fragment image
     (spmm_wgmma_sp.layout_of, bm a multiple of 64) instead of the "sm90" one; ``grouped`` (image
     only): A in copies of several steps (decode_group)."""
+    if grouped and not image:
+        raise ValueError("the decode kernel copies several steps at once only on the fragment image (image=True)")
     wm, wn = _decode_warp_tile(bm, bn)
     return (f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {wm}, {wn}, {_b(has_cols)}"
             + (", true, true>" if grouped else ", true>" if image else ">"))

@@ -561,8 +561,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       for (int b = 0; b < BM / 64; ++b)
         bulk_copy(smem + slot_ * group * Plan::A + b * a_block, values_t + (first64 + b * total_steps + step) * 2048,
                   4096 * cnt, bar);
-    } else {
-      bulk_copy(smem + slot_ * group * Plan::A, values_t + (first + step) * (Plan::A / 2), Plan::A * cnt, bar);
+    } else {  // (never grouped)
+      bulk_copy(smem + slot_ * Plan::A, values_t + (first + step) * (Plan::A / 2), Plan::A, bar);
     }
   };
   const int rank = splits > 1 ? static_cast<int>(cluster_rank()) : 0;
@@ -644,8 +644,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
   for (int ni = 0; ni < NTILES; ++ni)
     xrow[ni] = reinterpret_cast<const u16*>(xs + min(wn * WN + 8 * ni + gid, ntok - 1) * xp);
-  // step s: group gi = s / group, its j-th step; slot gi % slots and its pass's parity, advanced without a division
-  int slot = 0, phase = 0, gi = 0, j = 0;
+  // step s: group gi = s / group, its jg-th step; slot gi % slots and its pass's parity, advanced without a division
+  int slot = 0, phase = 0, gi = 0, jg = 0;
   for (int s = 0; s < nsteps; ++s) {
     // Slice columns of this lane's B elements: k-row 32 ks + 8 j + 2 tig + e is slot 2 (tig & 1) + e
     // of the CTA's local group g = s KS + 8 ks + 2 j + tig / 2, column g m + offset (c0 cancels).
@@ -662,8 +662,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     mbar_wait(&bars[slot], phase);
     if (s == 0) VNM_DEC_MARK(3);
     if (VNM_DEC_PROBE != 2)
-      mma_stage_frags<T, WM, WN, IMAGE>(acc, reinterpret_cast<const T*>(smem + (slot * group + (IMAGE ? 0 : j)) * Plan::A +
-                                                                      (IMAGE ? j * 4096 : 0)),
+      mma_stage_frags<T, WM, WN, IMAGE>(acc, reinterpret_cast<const T*>(smem + slot * group * Plan::A + jg * 4096),
                                         sM + s * (IMAGE ? 512 : Plan::M), wm, lane,
                                  [&](int ks, int ni, u32 (&bf)[4]) {
 #pragma unroll
@@ -671,7 +670,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
                                      bf[j] = static_cast<u32>(xrow[ni][col[ks][j][0]]) |
                                              (static_cast<u32>(xrow[ni][col[ks][j][1]]) << 16);
                                  }, per * 512, a_block);
-    if (!GROUPED || ++j == group || s + 1 == nsteps) {  // the group's last step
+    if (!GROUPED || ++jg == group || s + 1 == nsteps) {  // the group's last step
       const int g = GROUPED ? gi : s;  // (one induction variable where groups are single steps)
       if (g + slots < ngroups) {  // the same for every thread: the barrier is uniform
         __syncthreads();          // every warp holds this slot's fragments: refill it with group g + slots
@@ -680,7 +679,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
           copy_a(slot, g + slots, &bars[slot]);
         }
       }
-      if constexpr (GROUPED) j = 0, ++gi;
+      if constexpr (GROUPED) jg = 0, ++gi;
       if (++slot == slots) slot = 0, phase ^= 1;
     }
   }
