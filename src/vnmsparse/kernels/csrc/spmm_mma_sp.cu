@@ -452,8 +452,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 // pre-swizzled), so a CTA's whole share of the weight is one contiguous run: with the sm80 layout
 // (64-byte pieces of 64 rows, 2 KB apart) the same kernel streamed ~1 TB/s (v12). Each CTA (row
 // tile of BM rows, K range of `per` steps) takes
-//   - A: one bulk copy per step (4 KB at BM = 64) into one of `ring` slots, one mbarrier each;
-//     the codes of all its steps in one more, counted on the first step's barrier;
+//   - A: one bulk copy per step (4 KB at BM = 64; GROUPED, on the fragment image: per `group`
+//     steps, v245) into one of its slots, one mbarrier each; the codes of all its steps in one
+//     more, counted on the first slot's barrier;
 //   - column words and X[t, c0 .. c0 + width) (row-major, zeros past K): cp.async, one group,
 //     waited for once;
 // then builds each B fragment from the row-major X slice with 16-bit shared loads at the gathered
@@ -465,11 +466,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 // units over the ranks in order: deterministic, as splitk_reduce.
 // Without splits (gridDim.z == 1) the usual epilogue runs.
 //
-// With ring < per (v34) the A tiles pass through `ring` slots instead: a slot is refilled with
-// step s + ring once every warp has step s's fragments in registers, so a CTA's shared memory no
-// longer grows with its K range and one wave of CTAs can hold a layer whose weights exceed the
-// GPU's shared memory (LLaMA gate/up at 2:8: ~25 MB of A against ~30 MB of shared memory, which
-// at all-resident ran 1.14 waves).
+// With ring < per (v34) the A tiles pass through `ring` steps of slots instead: a slot is refilled
+// with the next group of steps once every warp has its last step's fragments in registers, so a
+// CTA's shared memory no longer grows with its K range and one wave of CTAs can hold a layer whose
+// weights exceed the GPU's shared memory (LLaMA gate/up at 2:8: ~25 MB of A against ~30 MB of
+// shared memory, which at all-resident ran 1.14 waves).
 //
 // Shared memory: A [ring][BM][2*KS] | codes [per][BM][KS/2] | column words [per][KS] |
 // X slice [BN][width + 8] | received parts (K splits) | mbarriers; the epilogue (no splits) reuses
