@@ -533,6 +533,9 @@ DECODE_DEFAULT_MAX_TOKENS = 8
 # 128:2:32 4.3 -> 3.5; 4096-row shapes +10..+100% at T = 16, 2048 rows even, plain 2:4 +27%).
 DECODE_FEW_ROWS_MAX_TOKENS = 16
 DECODE_FEW_ROWS = 1024
+# ... where a CTA's X slice is at most this many bytes per weight byte it streams (T x m / (2 BM)):
+# every CTA reads its whole slice.
+DECODE_MAX_X_PER_W = 2
 
 
 def _decode_warp_tile(bm: int, bn: int) -> tuple[int, int]:
@@ -659,12 +662,12 @@ def preferred_decode_plan(device: torch.device, ntok: int, rows: int, k: int, v:
     """The decode plan where vnmsparse.spmm runs the decode kernel (sm_90), else None: 1 to
     DECODE_DEFAULT_MAX_TOKENS tokens (DECODE_FEW_ROWS_MAX_TOKENS at M >= 8 on a weight of at most
     DECODE_FEW_ROWS rows), an X slice per CTA at most twice the weight bytes it meets
-    (T x m <= 4 x BM), and a plan (no fallback to the slower bulk kernel); ``image``: on the
+    (T x m <= 2 DECODE_MAX_X_PER_W x BM), and a plan (no fallback to the slower bulk kernel); ``image``: on the
     fragment image (V % 64 == 0, v52). VNM_DECODE=0 turns the route off. For V % 64 != 0 the kernel
     reads its own weight image (the "sm90" layout, the compact bytes once more), which a model that
     also runs prefill holds beside the sm80 one."""
     limit = DECODE_FEW_ROWS_MAX_TOKENS if m >= 8 and rows <= DECODE_FEW_ROWS else DECODE_DEFAULT_MAX_TOKENS
-    if not 1 <= ntok <= limit or ntok * m > 4 * row_tile(v):
+    if not 1 <= ntok <= limit or ntok * m > DECODE_MAX_X_PER_W * 2 * row_tile(v):
         return None
     if os.environ.get("VNM_DECODE", "1").strip() == "0":
         return None
