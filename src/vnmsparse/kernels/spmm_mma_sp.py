@@ -177,6 +177,12 @@ MIN_SPLIT_STEPS = 2
 # the cluster (v42, v47: 1024 x 4096 128:2:32 T = 1 2.8 -> 2.6 us, T = 8 3.9 -> 3.1; even where the
 # plan does not change; v51a).
 DECODE_MIN_SPLIT_STEPS = 1
+# ... and on 64-row tiles this many, where that still gives every SM a CTA: such CTAs of 2-3 steps
+# lost to fewer, longer ones (v249, H200, us, 8 -> 4 splits: 4096^2 64:2:16 T = 1
+# 5.2 -> 4.5, T = 8 7.1 -> 6.5; 5120^2 64:2:16 7 -> 5 splits 7.0 -> 5.4, 9.8 -> 8.0), 128-row tiles
+# did not (4096^2 128:2:32 8 x 1 -> 4 x 2 steps: T = 8 4.0 -> 4.7), nor 64-row CTAs of 4-8 steps
+# on the whole (5120^2 64:2:8 8 x 5 -> 4 x 10: T = 1 9.5 -> 10.2, T = 8 10.1 -> 9.9).
+DECODE_MIN_SPLIT_STEPS_64 = 4
 
 
 def splits_for(ctas: int, steps: int, wave: int) -> int:
@@ -619,9 +625,14 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
         return bm, bn, -(-steps // per), per
     # A CTA's loads start with it, so the fewest waves of clusters (a CTA of the last wave starts
     # its loads only when one of the first ends: ncu, LLaMA gate/up 128:2:8 at T = 1,
-    # 7 splits, 1.14 waves, DRAM at 34%), then the most splits of >= DECODE_MIN_SPLIT_STEPS steps each.
+    # 7 splits, 1.14 waves, DRAM at 34%), then the most splits of >= DECODE_MIN_SPLIT_STEPS steps each
+    # (DECODE_MIN_SPLIT_STEPS_64 on 64-row tiles while row_tiles x splits fills the SMs).
+    least = -(-steps // per_max)
+    most = steps // DECODE_MIN_SPLIT_STEPS
+    if bm == 64:
+        most = min(most, max(steps // DECODE_MIN_SPLIT_STEPS_64, -(-_sms(device.index or 0) // row_tiles)))
     best = None
-    for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // DECODE_MIN_SPLIT_STEPS)) + 1):
+    for splits in range(least, min(DECODE_MAX_SPLITS, max(least, most)) + 1):
         per = -(-steps // splits)
         splits = -(-steps // per)
         smem = decode_smem_bytes(bm, bn, per, m, splits, image)
