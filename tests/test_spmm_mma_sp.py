@@ -629,8 +629,11 @@ def test_decode_plan_takes_the_fewest_waves_then_the_most_splits(monkeypatch, fa
     at_once.update(dict.fromkeys(range(1, 9), 10))  # waves tie: the most splits of >= DECODE_MIN_SPLIT_STEPS
     assert K.decode_plan.__wrapped__(dev, 1, 11008, 8, 128, 32)[2:] == (8, 1)
     # 64-row tiles: DECODE_MIN_SPLIT_STEPS_64 steps a CTA while the row tiles x splits fill the SMs
+    monkeypatch.setattr(K, "DECODE_MIN_SPLIT_STEPS_64", 4)
     assert K.decode_plan.__wrapped__(dev, 1, 4096, 16, 64, 16)[2:] == (4, 4)
     assert K.decode_plan.__wrapped__(dev, 1, 1024, 16, 64, 16)[2:] == (8, 2)  # 16 row tiles
+    monkeypatch.setattr(K, "DECODE_MIN_SPLIT_STEPS_64", 1)
+    assert K.decode_plan.__wrapped__(dev, 1, 4096, 16, 64, 16)[2:] == (8, 2)
     monkeypatch.setattr(K, "DECODE_MIN_SPLIT_STEPS", 2)
     assert K.decode_plan.__wrapped__(dev, 1, 11008, 8, 128, 32)[2:] == (4, 2)
     monkeypatch.setattr(K, "DECODE_ONE_WAVE", False)  # v13's rule

@@ -177,12 +177,13 @@ MIN_SPLIT_STEPS = 2
 # the cluster (v42, v47: 1024 x 4096 128:2:32 T = 1 2.8 -> 2.6 us, T = 8 3.9 -> 3.1; even where the
 # plan does not change; v51a).
 DECODE_MIN_SPLIT_STEPS = 1
-# ... and on 64-row tiles this many, where that still gives every SM a CTA: such CTAs of 2-3 steps
-# lost to fewer, longer ones (v249, H200, us, 8 -> 4 splits: 4096^2 64:2:16 T = 1
-# 5.2 -> 4.5, T = 8 7.1 -> 6.5; 5120^2 64:2:16 7 -> 5 splits 7.0 -> 5.4, 9.8 -> 8.0), 128-row tiles
-# did not (4096^2 128:2:32 8 x 1 -> 4 x 2 steps: T = 8 4.0 -> 4.7), nor 64-row CTAs of 4-8 steps
-# on the whole (5120^2 64:2:8 8 x 5 -> 4 x 10: T = 1 9.5 -> 10.2, T = 8 10.1 -> 9.9).
-DECODE_MIN_SPLIT_STEPS_64 = 4
+# ... and on 64-row tiles this many, where that still gives every SM a CTA (an A/B switch, off at 1):
+# mixed on the H200 (v249-v250, us, T = 1 / 8, 1 -> 4): 4096^2 64:2:16 8 x 2 -> 4 x 4 steps 5.3 -> 4.6 /
+# 7.2 -> 6.7, 64:2:32 8 x 1 -> 3 x 3 4.4 -> 3.9 / 6.0 -> 5.5, 5120^2 64:2:16 7 x 3 -> 5 x 4 7.0 -> 5.5 /
+# 9.7 -> 8.1, but 5120^2 64:2:32 5 x 2 -> 2 x 5 3.9 -> 4.8 / 6.2 -> 7.6, 2048 x 8192 64:2:32 8 x 2 -> 4 x 4
+# 3.4 -> 3.8 / 4.9 -> 5.9, 11008 x 4096 64:2:32 4 x 2 -> 2 x 4 5.4 both / 9.2 -> 10.6, 4096 x 11008
+# 64:2:32 8 x 3 -> 5 x 5 +5%: no rule by CTAs, steps or splits separates them.
+DECODE_MIN_SPLIT_STEPS_64 = 1
 
 
 def splits_for(ctas: int, steps: int, wave: int) -> int:
