@@ -541,7 +541,8 @@ DECODE_DEFAULT_MAX_TOKENS = 8
 DECODE_FEW_ROWS_MAX_TOKENS = 16
 DECODE_FEW_ROWS = 1024
 # ... where a CTA's X slice is at most this many bytes per weight byte it streams (T x m / (2 BM)):
-# every CTA reads its whole slice.
+# every CTA reads its whole slice (v248, 4 at 2:128 T = 6-8: 4096 x 11008 5.8 -> 4.5 us, 11008 x 4096
+# 3.6 -> 5.0; mixed).
 DECODE_MAX_X_PER_W = 2
 
 
@@ -673,11 +674,11 @@ def preferred_decode_plan(device: torch.device, ntok: int, rows: int, k: int, v:
                           dtype: torch.dtype = torch.bfloat16, image: bool = False):
     """The decode plan where vnmsparse.spmm runs the decode kernel (sm_90), else None: 1 to
     DECODE_DEFAULT_MAX_TOKENS tokens (DECODE_FEW_ROWS_MAX_TOKENS at M >= 8 on a weight of at most
-    DECODE_FEW_ROWS rows), an X slice per CTA at most twice the weight bytes it meets
-    (T x m <= 2 DECODE_MAX_X_PER_W x BM), and a plan (no fallback to the slower bulk kernel); ``image``: on the
-    fragment image (V % 64 == 0, v52). VNM_DECODE=0 turns the route off. For V % 64 != 0 the kernel
-    reads its own weight image (the "sm90" layout, the compact bytes once more), which a model that
-    also runs prefill holds beside the sm80 one."""
+    DECODE_FEW_ROWS rows), an X slice per CTA of at most DECODE_MAX_X_PER_W times the weight bytes it
+    meets (T x m <= 2 DECODE_MAX_X_PER_W BM), and a plan (no fallback to the slower bulk kernel);
+    ``image``: on the fragment image (V % 64 == 0, v52). VNM_DECODE=0 turns the route off. For
+    V % 64 != 0 the kernel reads its own weight image (the "sm90" layout, the compact bytes once
+    more), which a model that also runs prefill holds beside the sm80 one."""
     limit = DECODE_FEW_ROWS_MAX_TOKENS if m >= 8 and rows <= DECODE_FEW_ROWS else DECODE_DEFAULT_MAX_TOKENS
     if not 1 <= ntok <= limit or ntok * m > DECODE_MAX_X_PER_W * 2 * row_tile(v):
         return None
