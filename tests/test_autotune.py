@@ -75,7 +75,7 @@ def test_a_corrupt_or_unwritable_file_is_not_fatal(tuning, monkeypatch):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 @pytest.mark.parametrize("pattern,t", [("64:2:8", 7), ("128:2:16", 300), ("2:4", 1000)])
 def test_gpu_tuned_results_match_and_are_cached(tuning, pattern, t, monkeypatch):
-    monkeypatch.setenv("VNM_DECODE", "0")  # on sm_90, T <= 8 would take the decode kernel, which is not tuned
+    monkeypatch.setenv("VNM_DECODE", "0")  # on sm_90, T <= 8: the tiles only (the decode kernel's plans: below)
     cfg = vs.VNMConfig.parse(pattern)
     gen = torch.Generator().manual_seed(t)
     r, k = 384, 1024
@@ -101,3 +101,48 @@ def test_tile_and_splits_offers_each_tile_with_and_without_split_k(tuning, monke
     assert got == ("a", 4) and sorted(launched) == [("a", 1), ("a", 4), ("b", 1)]
     monkeypatch.setattr(autotune, "can_time", lambda: False)
     assert autotune.tile_and_splits("k", x, 8, 8, 2, 64, 8, ["c"], lambda t: 1, launch) == (None, None)
+
+
+def test_forced_turns_tuning_on_for_a_block(monkeypatch):
+    monkeypatch.delenv(autotune.ENV, raising=False)
+    with autotune.forced():
+        assert autotune.enabled()
+    assert not autotune.enabled()
+
+
+def test_pick_returns_the_fastest_configs_arguments(tuning, monkeypatch):
+    monkeypatch.setattr(autotune, "problem_key", lambda *a: "key")
+    monkeypatch.setattr(autotune, "_median_ms", lambda run: run())
+    configs = {"slow": (3.0, "a"), "fast": (1.0, "b")}
+    assert autotune.pick("k", torch.zeros(1), 8, 8, 1, 64, 8, configs, lambda t, name: t) == (1.0, "b")
+    monkeypatch.setattr(autotune, "can_time", lambda: False)
+    assert autotune.pick("new", torch.zeros(1), 8, 8, 1, 64, 8, configs, lambda t, name: t) == (1.0, "b")  # cached
+    monkeypatch.setattr(autotune, "problem_key", lambda *a: "other")
+    assert autotune.pick("k", torch.zeros(1), 8, 8, 1, 64, 8, configs, lambda t, name: t) is None
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.get_device_capability() < (9, 0),
+                    reason="needs an sm_90 GPU (the decode kernel's clusters)")
+@pytest.mark.parametrize("pattern,t", [("64:2:8", 4), ("128:2:32", 1), ("64:2:16", 8)])
+def test_gpu_every_tuned_decode_plan_is_right(tuning, pattern, t, monkeypatch):
+    """At T <= 8 autotune times the decode kernel at every split count beside the tiles: whichever
+    it keeps gives the right Y (R not a multiple of V, fresh inputs each plan, Y poisoned)."""
+    from vnmsparse.kernels import spmm_mma_sp as K, spmm_wgmma_sp as W
+    cfg = vs.VNMConfig.parse(pattern)
+    gen = torch.Generator().manual_seed(t)
+    r, k = 320, 2048
+    w = (torch.randn(r, k, generator=gen) * vs.random_vnm_mask((r, k), cfg, generator=gen)).bfloat16().cuda()
+    vw = vs.pack(w, cfg)
+    plans = K.decode_plans(torch.device("cuda"), t, r, K.layout_steps(k, cfg.m), cfg.v, cfg.m, torch.bfloat16, image=True)
+    assert len(plans) >= 3
+    for plan in plans:
+        autotune.clear()
+        monkeypatch.setattr(autotune, "_median_ms", lambda run, plan=plan: 0.0 if run.args[0] == plan else 1.0)
+        x = torch.randn(t, k, generator=gen).bfloat16().cuda()
+        out = torch.full((t, r), float("nan"), dtype=torch.bfloat16, device="cuda")
+        y = W.spmm_sm90a(x, *W.layout_of(vw), None, r, k, cfg.v, cfg.m, out=out)
+        ref = x.float() @ w.float().t()
+        assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2, plan
+        chosen = json.loads((tuning / autotune.FILE).read_text())
+        assert list(chosen.values()) == ["decode/{}x{}/k{}".format(*plan[:3])], chosen

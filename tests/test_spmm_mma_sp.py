@@ -628,12 +628,12 @@ def test_decode_plan_takes_the_fewest_waves_then_the_most_splits(monkeypatch, fa
     assert asked == {torch.bfloat16, torch.float16}
     at_once.update(dict.fromkeys(range(1, 9), 10))  # waves tie: the most splits of >= DECODE_MIN_SPLIT_STEPS
     assert K.decode_plan.__wrapped__(dev, 1, 11008, 8, 128, 32)[2:] == (8, 1)
-    # 64-row tiles: DECODE_MIN_SPLIT_STEPS_64 steps a CTA while the row tiles x splits fill the SMs
-    monkeypatch.setattr(K, "DECODE_MIN_SPLIT_STEPS_64", 4)
-    assert K.decode_plan.__wrapped__(dev, 1, 4096, 16, 64, 16)[2:] == (4, 4)
-    assert K.decode_plan.__wrapped__(dev, 1, 1024, 16, 64, 16)[2:] == (8, 2)  # 16 row tiles
-    monkeypatch.setattr(K, "DECODE_MIN_SPLIT_STEPS_64", 1)
-    assert K.decode_plan.__wrapped__(dev, 1, 4096, 16, 64, 16)[2:] == (8, 2)
+    # autotune's candidates: one plan per split count, the planner's among them
+    plans = K.decode_plans(dev, 1, 4096, 16, 64, 16)
+    assert K.decode_plan(dev, 1, 4096, 16, 64, 16) in plans
+    assert [p[2:] for p in plans] == [(1, 16), (2, 8), (3, 6), (4, 4), (6, 3), (8, 2)]
+    assert all(p[3] * p[2] >= 16 > p[3] * (p[2] - 1) for p in plans)  # every step once
+    assert K.decode_plans(dev, 65, 4096, 16, 64, 16) == []  # no plan past 64 tokens
     monkeypatch.setattr(K, "DECODE_MIN_SPLIT_STEPS", 2)
     assert K.decode_plan.__wrapped__(dev, 1, 11008, 8, 128, 32)[2:] == (4, 2)
     monkeypatch.setattr(K, "DECODE_ONE_WAVE", False)  # v13's rule

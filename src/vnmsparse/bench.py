@@ -120,6 +120,8 @@ OPT_IN_PATHS = {"reference": "the PyTorch oracle (unpack + fp32 matmul): slow, a
                                   "T <= 16 on few rows at M >= 8; plain 2:4 only where X cannot be read by TMA)",
                 "auto_xt": "vnmsparse.spmm on X stored feature-major (a [T, K] view of a [K, T] tensor): no X^T "
                            "transpose, the operand layout the original Spatha takes (its B = X^T)",
+                "auto_tuned": "vnmsparse.spmm with VNM_AUTOTUNE on (the choices cached in the kernel cache's "
+                              "autotune.json; clear it with `vnmsparse cache clear` to tune again)",
                 "mma_sp_xt": "the mma_sp path on X stored feature-major: issue 3's kernel on the original Spatha's "
                              "terms (no X^T transpose; the issue's targets count it, on a row-major X)"}
 
@@ -611,6 +613,13 @@ def vnm_paths(device: torch.device) -> tuple[dict, str]:
             paths.update(offered(device))
             if "mma_sp" in paths:
                 paths["mma_sp_xt"] = _on_feature_major(paths["mma_sp"])
+            autotune = importlib.import_module("vnmsparse.kernels.autotune")
+
+            def auto_tuned(x, vw, bias=None):
+                with autotune.forced():  # (tuned in the warm-up calls; the graph replays the choice)
+                    return vnmsparse.spmm(x, vw, bias)
+
+            paths["auto_tuned"] = auto_tuned
     except Exception as e:  # a broken kernels package must not stop the baselines
         note = f"vnmsparse.kernels.spmm_paths failed ({type(e).__name__}: {e}): only 'auto'"
     return paths, note

@@ -11,6 +11,7 @@ tables, all of which pass the correctness tests, so tuning changes speed, never 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -32,8 +33,22 @@ _memory: dict[str, str] = {}
 _loaded = False
 
 
+_forced = False
+
+
 def enabled() -> bool:
-    return env_flag(ENV)
+    return _forced or env_flag(ENV)
+
+
+@contextlib.contextmanager
+def forced():
+    """Tuning on inside the block whatever VNM_AUTOTUNE says (the bench's ``auto_tuned`` path)."""
+    global _forced
+    before, _forced = _forced, True
+    try:
+        yield
+    finally:
+        _forced = before
 
 
 def can_time() -> bool:
@@ -71,9 +86,20 @@ def tile_and_splits(kernel: str, x: torch.Tensor, r: int, k: int, ntok: int, v: 
     """(tile, splits) for a launch of ``kernel``: the fastest of every tile in ``tiles``, each with
     split-K off and at ``heuristic_splits(tile)``, run as ``launch(tile, splits)``; (None, None)
     where nothing is cached and nothing may be timed now (the caller's heuristic applies)."""
-    configs = {f"{t}/k{s}": (t, s) for t in tiles for s in sorted({1, heuristic_splits(t)})}
-    runs = {name: functools.partial(launch, t, s) for name, (t, s) in configs.items()}
-    return configs.get(choose(problem_key(kernel, x.device, x.dtype, r, k, ntok, v, m), runs), (None, None))
+    return pick(kernel, x, r, k, ntok, v, m, tile_configs(tiles, heuristic_splits), launch) or (None, None)
+
+
+def tile_configs(tiles, heuristic_splits: Callable) -> dict:
+    """name -> (tile, splits): every tile with split-K off and at ``heuristic_splits(tile)``."""
+    return {f"{t}/k{s}": (t, s) for t in tiles for s in sorted({1, heuristic_splits(t)})}
+
+
+def pick(kernel: str, x: torch.Tensor, r: int, k: int, ntok: int, v: int, m: int, configs: Mapping[str, tuple],
+         launch: Callable):
+    """The fastest of ``configs`` (name -> arguments of ``launch``) for a launch of ``kernel``; None
+    where nothing is cached and nothing may be timed now."""
+    runs = {name: functools.partial(launch, *args) for name, args in configs.items()}
+    return configs.get(choose(problem_key(kernel, x.device, x.dtype, r, k, ntok, v, m), runs))
 
 
 def clear() -> bool:

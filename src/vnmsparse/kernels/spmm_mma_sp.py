@@ -177,13 +177,6 @@ MIN_SPLIT_STEPS = 2
 # the cluster (v42, v47: 1024 x 4096 128:2:32 T = 1 2.8 -> 2.6 us, T = 8 3.9 -> 3.1; even where the
 # plan does not change; v51a).
 DECODE_MIN_SPLIT_STEPS = 1
-# ... and on 64-row tiles this many, where that still gives every SM a CTA (an A/B switch, off at 1):
-# mixed on the H200 (v249-v250, us, T = 1 / 8, 1 -> 4): 4096^2 64:2:16 8 x 2 -> 4 x 4 steps 5.3 -> 4.6 /
-# 7.2 -> 6.7, 64:2:32 8 x 1 -> 3 x 3 4.4 -> 3.9 / 6.0 -> 5.5, 5120^2 64:2:16 7 x 3 -> 5 x 4 7.0 -> 5.5 /
-# 9.7 -> 8.1, but 5120^2 64:2:32 5 x 2 -> 2 x 5 3.9 -> 4.8 / 6.2 -> 7.6, 2048 x 8192 64:2:32 8 x 2 -> 4 x 4
-# 3.4 -> 3.8 / 4.9 -> 5.9, 11008 x 4096 64:2:32 4 x 2 -> 2 x 4 5.4 both / 9.2 -> 10.6, 4096 x 11008
-# 64:2:32 8 x 3 -> 5 x 5 +5%: no rule by CTAs, steps or splits separates them.
-DECODE_MIN_SPLIT_STEPS_64 = 1
 
 
 def splits_for(ctas: int, steps: int, wave: int) -> int:
@@ -610,14 +603,8 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     Cached: a decode call asks twice (the selector, then the launcher), each time ~2.4 us of Python."""
     if ntok > DECODE_MAX_TOKENS or device.type != "cuda" or not decode_supported(device)[0]:
         return None
-    bn = next(b for b in (8, 16, 32, 64) if ntok <= b)
-    bm = row_tile(v)
-    if image and bm % 64:
-        return None
-    per_max = min(DECODE_MAX_STEPS, DECODE_MAX_SLICE_BYTES // (bn * 2) // (KS * m))
-    while per_max > 0 and decode_smem_bytes(bm, bn, per_max, m, DECODE_MAX_SPLITS, image) > DECODE_MAX_SMEM:
-        per_max -= 1
-    if per_max == 0 or -(-steps // per_max) > DECODE_MAX_SPLITS:
+    bm, bn, per_max = _decode_tile(ntok, steps, v, m, image)
+    if per_max == 0:
         return None
     row_tiles = -(-rows // bm)
     if not DECODE_ONE_WAVE:  # v13's rule: about four CTAs per SM
@@ -628,13 +615,9 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     # A CTA's loads start with it, so the fewest waves of clusters (a CTA of the last wave starts
     # its loads only when one of the first ends: ncu, LLaMA gate/up 128:2:8 at T = 1,
     # 7 splits, 1.14 waves, DRAM at 34%), then the most splits of >= DECODE_MIN_SPLIT_STEPS steps each
-    # (DECODE_MIN_SPLIT_STEPS_64 on 64-row tiles while row_tiles x splits fills the SMs).
-    least = -(-steps // per_max)
-    most = steps // DECODE_MIN_SPLIT_STEPS
-    if bm == 64:
-        most = min(most, max(steps // DECODE_MIN_SPLIT_STEPS_64, -(-_sms(device.index or 0) // row_tiles)))
+    # (v249-v250: fewer won on some 64-row tiles, lost on others, no rule between; autotune times them).
     best = None
-    for splits in range(least, min(DECODE_MAX_SPLITS, max(least, most)) + 1):
+    for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // DECODE_MIN_SPLIT_STEPS)) + 1):
         per = -(-steps // splits)
         splits = -(-steps // per)
         smem = decode_smem_bytes(bm, bn, per, m, splits, image)
@@ -643,6 +626,29 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
             best = (waves, -splits), per
     per = best[1]
     return bm, bn, -(-steps // per), per
+
+
+def _decode_tile(ntok: int, steps: int, v: int, m: int, image: bool) -> tuple[int, int, int]:
+    """(bm, bn, most steps a CTA) of the decode kernel; 0 steps where no plan fits."""
+    bn = next(b for b in (8, 16, 32, 64) if ntok <= b)
+    bm = row_tile(v)
+    if image and bm % 64:
+        return bm, bn, 0
+    per_max = min(DECODE_MAX_STEPS, DECODE_MAX_SLICE_BYTES // (bn * 2) // (KS * m))
+    while per_max > 0 and decode_smem_bytes(bm, bn, per_max, m, DECODE_MAX_SPLITS, image) > DECODE_MAX_SMEM:
+        per_max -= 1
+    return bm, bn, per_max if per_max and -(-steps // per_max) <= DECODE_MAX_SPLITS else 0
+
+
+def decode_plans(device: torch.device, ntok: int, rows: int, steps: int, v: int, m: int,
+                 dtype: torch.dtype = torch.bfloat16, image: bool = False) -> list:
+    """Every plan of the decode kernel for a call, one per split count (autotune's candidates: no
+    rule picks the best split count on every shape, v249-v250); [] where decode_plan has none."""
+    if decode_plan(device, ntok, rows, steps, v, m, dtype, image) is None:
+        return []
+    bm, bn, per_max = _decode_tile(ntok, steps, v, m, image)
+    pers = {-(-steps // s) for s in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, steps) + 1)}
+    return [(bm, bn, -(-steps // per), per) for per in sorted(pers, reverse=True)]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -682,9 +688,14 @@ def preferred_decode_plan(device: torch.device, ntok: int, rows: int, k: int, v:
     limit = DECODE_FEW_ROWS_MAX_TOKENS if m >= 8 and rows <= DECODE_FEW_ROWS else DECODE_DEFAULT_MAX_TOKENS
     if not 1 <= ntok <= limit or ntok * m > DECODE_MAX_X_PER_W * 2 * row_tile(v):
         return None
-    if os.environ.get("VNM_DECODE", "1").strip() == "0":
+    if not decode_route_on():
         return None
     return decode_plan(device, ntok, rows, layout_steps(k, m), v, m, dtype, image)
+
+
+def decode_route_on() -> bool:
+    """vnmsparse.spmm may run the decode kernel (VNM_DECODE is not 0)."""
+    return os.environ.get("VNM_DECODE", "1").strip() != "0"
 
 
 def decode_preferred(device: torch.device, ntok: int, rows: int, k: int, v: int, m: int,

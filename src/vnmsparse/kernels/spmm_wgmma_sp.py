@@ -741,10 +741,15 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     # LLaMA shapes -8..-25%, 4096 x 11008 T = 8 20.5 -> 15.7 us; 1024 x 4096 -10..0%), nor V:2:M
     # where narrow_over_decode says (v114), nor a feature-major x that the tiles read as it is (v143:
     # 4096^2 128:2:8 T = 8 10.6 us in the decode kernel, which reads rows, 6.6 on the narrow tile)
+    decodable = (a_regs and tile is None and splits is None and tma_x is None and not (m == 4 and direct)
+                 and not spmm_mma_sp.is_feature_major(x2))
     plan = (spmm_mma_sp.preferred_decode_plan(x.device, ntok, r, k, v, m, x.dtype, image=True)
-            if a_regs and tile is None and splits is None and tma_x is None and not (m == 4 and direct)
-            and not (cols is not None and narrow_over_decode(ntok, r, k, v, m))
-            and not spmm_mma_sp.is_feature_major(x2) else None)
+            if decodable and not (cols is not None and narrow_over_decode(ntok, r, k, v, m)) else None)
+    if decodable and autotune.enabled() and ntok <= TUNE_DECODE_MAX_TOKENS and spmm_mma_sp.decode_route_on():
+        plans = spmm_mma_sp.decode_plans(x.device, ntok, r, values.shape[1], v, m, x.dtype, image=True)
+        tuned = _tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, plans, row_major) if plans else None
+        if tuned is not None:
+            plan, tile, splits = tuned
     if plan is not None:
         y = row_major()
         spmm_mma_sp.spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image=True)
@@ -853,18 +858,44 @@ def _token_chunks(x, x2, y, values, meta, cols, bias, r, k, v, m, tile, splits):
     return y.view(*x.shape[:-1], r)
 
 
-def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
-    """(tile, splits) that autotune picks among the tiles fitting V: the default ones, persistent
-    ones and, with X by TMA, the cluster and staged 2:4 ones, else the grouped and narrow staged
-    ones (each won some shapes on the H200)."""
-    steps = values.shape[1]  # the fragment image's (autotune runs on it only)
+def _tune_tiles(cols, r: int, v: int, direct: int) -> list:
+    """The tiles autotune times, those fitting V: the default ones, persistent ones and, with X by
+    TMA, the cluster and staged 2:4 ones, else the grouped and narrow staged ones (each won some
+    shapes on the H200)."""
     own = CLUSTER_TILES + STAGED_2_4_TILES if direct else tuple(GROUPED_TILES.values()) + tuple(NARROW_TILES.values())
-    tiles = [t for t in TILES + PERSISTENT_TILES + own if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)
-             and t.takes(direct)]
+    return [t for t in TILES + PERSISTENT_TILES + own if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)
+            and t.takes(direct)]
+
+
+def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
+    """(tile, splits) that autotune picks among _tune_tiles."""
+    steps = values.shape[1]  # the fragment image's (autotune runs on it only)
     return autotune.tile_and_splits(
-        ("wgmma_sp", "wgmma_sp_tma", "wgmma_sp_tma_xt")[direct], x, r, k, ntok, v, m, tiles,
+        ("wgmma_sp", "wgmma_sp_tma", "wgmma_sp_tma_xt")[direct], x, r, k, ntok, v, m, _tune_tiles(cols, r, v, direct),
         lambda t: choose_splits(t, ntok, r, steps, sms),
         lambda t, s: spmm_sm90a(x, values, meta, cols, bias, r, k, v, m, tile=t, splits=s, tma_x=direct))
+
+
+# Autotune times the decode kernel's plans beside the tiles up to this many tokens: the route and the
+# decode kernel's split count won by shape at T = 1-8 with no rule (v247-v250, H200: 10-30% on a third
+# of the cells).
+TUNE_DECODE_MAX_TOKENS = spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS
+
+
+def _tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, plans, row_major):
+    """(decode plan, None, None) or (None, tile, splits) that autotune picks among the decode
+    kernel's ``plans`` and _tune_tiles; None where nothing is cached and nothing may be timed."""
+    steps, sms = values.shape[1], _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
+    configs = {"decode/{}x{}/k{}".format(*p[:3]): (p, None, None) for p in plans}
+    configs.update({name: (None, t, s) for name, (t, s) in autotune.tile_configs(
+        _tune_tiles(cols, r, v, direct), lambda t: choose_splits(t, ntok, r, steps, sms)).items()})
+
+    def launch(plan, tile, splits):
+        if plan is not None:
+            return spmm_mma_sp.spmm_decode(x2, values, meta, cols, bias, row_major(), r, k, v, m, plan, image=True)
+        return spmm_sm90a(x, values, meta, cols, bias, r, k, v, m, tile=tile, splits=splits, tma_x=direct)
+
+    return autotune.pick("wgmma_sp_decode", x, r, k, ntok, v, m, configs, launch)
 
 
 def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str]:
