@@ -2,7 +2,8 @@
 
 Without it the kernels take their heuristic tile and split-K count. With it, the first call of a
 problem class (kernel, GPU, dtype, R, K, V, M, and T rounded up to a power of two) times every
-candidate (tile, split-K count) with CUDA events and keeps the fastest. Choices are cached in memory
+candidate (tile and split-K count; at T <= 8 also the decode kernel at each split count) in a CUDA
+graph, each call after L2 is flushed, and keeps the fastest. Choices are cached in memory
 and in ``autotune.json`` under the kernel cache (``VNM_CACHE_DIR``; merged and replaced atomically),
 so later processes start from them. Nothing is timed while a CUDA graph is being captured or
 torch.compile is tracing: a cached choice is used there, else the heuristic. Every candidate is a configuration of the tile
@@ -28,6 +29,7 @@ from . import jit
 ENV = "VNM_AUTOTUNE"
 FILE = "autotune.json"
 REPS = 5
+CALLS = 16  # calls a timed graph holds
 
 _memory: dict[str, str] = {}
 _loaded = False
@@ -66,7 +68,7 @@ def problem_key(kernel: str, device: torch.device, dtype: torch.dtype, r: int, k
 
 def choose(key: str, candidates: Mapping[str, Callable[[], object]]) -> str | None:
     """Name of the fastest candidate for ``key``: the cached choice if it is still a candidate,
-    else each one is run once to warm up and REPS times under CUDA events (median). None where
+    else each one is run once to warm up, then timed by _median_ms. None where
     nothing is cached and nothing may be timed now (the caller's heuristic applies)."""
     _load()
     hit = _memory.get(key)
@@ -120,11 +122,46 @@ def clear_memory() -> None:
 
 
 def _median_ms(run: Callable[[], object]) -> float:
-    run()
+    """A call's GPU time with the weights out of L2, as a model's layers meet them (ms, median of
+    REPS): CALLS calls captured in a CUDA graph, each after a write over twice the L2, less the same
+    graph without the calls. Timed one call at a time, a few-microsecond kernel measures its launch
+    (v253: eager events picked 2.4x slower decode configurations on the H200). Eagerly where the
+    call cannot be captured."""
+    run()  # compiles, builds lazy layouts
+    torch.cuda.synchronize()
+    flush = torch.empty(2 * torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size,
+                        dtype=torch.uint8, device="cuda")
+    try:
+        with_calls, without = _flush_graph(flush, run), _flush_graph(flush, None)
+    except RuntimeError:
+        return _eager_ms(run, flush)
+    return max(0.0, _replay_ms(with_calls) - _replay_ms(without)) / CALLS
+
+
+def _flush_graph(flush: torch.Tensor, run) -> torch.cuda.CUDAGraph:
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, capture_error_mode="thread_local"):
+        for _ in range(CALLS):
+            flush.zero_()
+            if run is not None:
+                run()
+    return graph
+
+
+def _replay_ms(graph: torch.cuda.CUDAGraph) -> float:
+    graph.replay()
+    return _events_ms(graph.replay)
+
+
+def _eager_ms(run: Callable[[], object], flush: torch.Tensor) -> float:
+    return max(0.0, _events_ms(lambda: (flush.zero_(), run())) - _events_ms(flush.zero_))
+
+
+def _events_ms(fn: Callable[[], object]) -> float:
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(REPS)]
     for start, end in events:
         start.record()
-        run()
+        fn()
         end.record()
     torch.cuda.synchronize()
     return statistics.median(s.elapsed_time(e) for s, e in events)
