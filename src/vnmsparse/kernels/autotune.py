@@ -123,14 +123,14 @@ def clear_memory() -> None:
 
 def _median_ms(run: Callable[[], object]) -> float:
     """A call's GPU time with the weights out of L2, as a model's layers meet them (ms, median of
-    REPS): CALLS calls captured in a CUDA graph, each after a write over twice the L2, less the same
-    graph without the calls. Timed one call at a time, a few-microsecond kernel measures its launch
+    REPS): CALLS calls captured in a CUDA graph, each after a read of twice the L2 (a read: dirty lines
+    would be written back during the call), less the same graph without the calls. Timed one call at a time, a few-microsecond kernel measures its launch
     (v253: eager events picked 2.4x slower decode configurations on the H200). Eagerly where the
     call cannot be captured."""
     run()  # compiles, builds lazy layouts
     torch.cuda.synchronize()
-    flush = torch.empty(2 * torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size,
-                        dtype=torch.uint8, device="cuda")
+    flush = torch.ones(torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size // 2,
+                       dtype=torch.int32, device="cuda")
     try:
         with_calls, without = _flush_graph(flush, run), _flush_graph(flush, None)
     except RuntimeError:
@@ -142,7 +142,7 @@ def _flush_graph(flush: torch.Tensor, run) -> torch.cuda.CUDAGraph:
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph, capture_error_mode="thread_local"):
         for _ in range(CALLS):
-            flush.zero_()
+            flush.sum()
             if run is not None:
                 run()
     return graph
@@ -154,7 +154,7 @@ def _replay_ms(graph: torch.cuda.CUDAGraph) -> float:
 
 
 def _eager_ms(run: Callable[[], object], flush: torch.Tensor) -> float:
-    return max(0.0, _events_ms(lambda: (flush.zero_(), run())) - _events_ms(flush.zero_))
+    return max(0.0, _events_ms(lambda: (flush.sum(), run())) - _events_ms(flush.sum))
 
 
 def _events_ms(fn: Callable[[], object]) -> float:
