@@ -124,9 +124,9 @@ def test_pick_returns_the_fastest_configs_arguments(tuning, monkeypatch):
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.get_device_capability() < (9, 0),
                     reason="needs an sm_90 GPU (the decode kernel's clusters)")
-@pytest.mark.parametrize("pattern,t", [("64:2:8", 4), ("128:2:32", 1), ("64:2:16", 8)])
+@pytest.mark.parametrize("pattern,t", [("64:2:8", 4), ("128:2:32", 2), ("64:2:16", 8)])
 def test_gpu_every_tuned_decode_plan_is_right(tuning, pattern, t, monkeypatch):
-    """At T <= 8 autotune times the decode kernel at every split count beside the tiles: whichever
+    """At T = 2-8 autotune times the decode kernel at every split count beside the tiles: whichever
     it keeps gives the right Y (R not a multiple of V, fresh inputs each plan, Y poisoned)."""
     from vnmsparse.kernels import spmm_mma_sp as K, spmm_wgmma_sp as W
     cfg = vs.VNMConfig.parse(pattern)

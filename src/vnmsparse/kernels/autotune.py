@@ -2,7 +2,7 @@
 
 Without it the kernels take their heuristic tile and split-K count. With it, the first call of a
 problem class (kernel, GPU, dtype, R, K, V, M, and T rounded up to a power of two) times every
-candidate (tile and split-K count; at T <= 8 also the decode kernel at each split count) in a CUDA
+candidate (tile and split-K count; at T = 2-8 also the decode kernel at each split count) in a CUDA
 graph, each call after L2 is flushed, and keeps the fastest. Choices are cached in memory
 and in ``autotune.json`` under the kernel cache (``VNM_CACHE_DIR``; merged and replaced atomically),
 so later processes start from them. Nothing is timed while a CUDA graph is being captured or

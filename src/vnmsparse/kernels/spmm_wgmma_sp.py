@@ -745,7 +745,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
                  and not spmm_mma_sp.is_feature_major(x2))
     plan = (spmm_mma_sp.preferred_decode_plan(x.device, ntok, r, k, v, m, x.dtype, image=True)
             if decodable and not (cols is not None and narrow_over_decode(ntok, r, k, v, m)) else None)
-    if decodable and autotune.enabled() and ntok <= TUNE_DECODE_MAX_TOKENS and spmm_mma_sp.decode_route_on():
+    if decodable and autotune.enabled() and ntok in TUNE_DECODE_TOKENS and spmm_mma_sp.decode_route_on():
         plans = spmm_mma_sp.decode_plans(x.device, ntok, r, values.shape[1], v, m, x.dtype, image=True)
         tuned = _tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, plans, row_major) if plans else None
         if tuned is not None:
@@ -876,10 +876,12 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
         lambda t, s: spmm_sm90a(x, values, meta, cols, bias, r, k, v, m, tile=t, splits=s, tma_x=direct))
 
 
-# Autotune times the decode kernel's plans beside the tiles up to this many tokens: the route and the
+# Autotune times the decode kernel's plans beside the tiles at this many tokens: the route and the
 # decode kernel's split count won by shape at T = 1-8 with no rule (v247-v250, H200: 10-30% on a third
-# of the cells).
-TUNE_DECODE_MAX_TOKENS = spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS
+# of the cells). Not at T = 1, which keeps the heuristic's plan: tuned there, the quick grid's cells ran
+# 2% slower in geomean, up to 24% (v253b; the tuner's calls are flushed and apart, a decode step's run
+# back to back), against -0.6% / -2.4% at T = 4 / 8, up to -24%.
+TUNE_DECODE_TOKENS = range(2, spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS + 1)
 
 
 def _tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, plans, row_major):
