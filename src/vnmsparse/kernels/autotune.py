@@ -33,8 +33,6 @@ CALLS = 16  # calls a timed graph holds
 
 _memory: dict[str, str] = {}
 _loaded = False
-
-
 _forced = False
 
 
@@ -123,10 +121,10 @@ def clear_memory() -> None:
 
 def _median_ms(run: Callable[[], object]) -> float:
     """A call's GPU time with the weights out of L2, as a model's layers meet them (ms, median of
-    REPS): CALLS calls captured in a CUDA graph, each after a read of twice the L2 (a read: dirty lines
-    would be written back during the call), less the same graph without the calls. Timed one call at a time, a few-microsecond kernel measures its launch
-    (v253: eager events picked 2.4x slower decode configurations on the H200). Eagerly where the
-    call cannot be captured."""
+    REPS): CALLS calls captured in a CUDA graph, each after a read of twice the L2 (a write would
+    leave dirty lines for the call to write back), less the same graph without the calls. Timed one
+    call at a time, a few-microsecond kernel measures its launch (v253, H200: such picks ran 2:4 at
+    T <= 8 2.4x slower than the heuristic). Eagerly where the call cannot be captured."""
     run()  # compiles, builds lazy layouts
     torch.cuda.synchronize()
     flush = torch.ones(torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size // 2,
