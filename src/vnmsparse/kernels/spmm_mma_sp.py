@@ -617,15 +617,20 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     # 7 splits, 1.14 waves, DRAM at 34%), then the most splits of >= DECODE_MIN_SPLIT_STEPS steps each
     # (v249-v250: fewer won on some 64-row tiles, lost on others, no rule between; autotune times them).
     best = None
-    for splits in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, max(-(-steps // per_max), steps // DECODE_MIN_SPLIT_STEPS)) + 1):
-        per = -(-steps // splits)
-        splits = -(-steps // per)
+    for splits, per in _decode_splits(steps, per_max, steps // DECODE_MIN_SPLIT_STEPS):
         smem = decode_smem_bytes(bm, bn, per, m, splits, image)
         waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, smem, splits, dtype, image))
         if best is None or (waves, -splits) < best[0]:
-            best = (waves, -splits), per
-    per = best[1]
-    return bm, bn, -(-steps // per), per
+            best = (waves, -splits), (splits, per)
+    return bm, bn, *best[1]
+
+
+def _decode_splits(steps: int, per_max: int, most: int) -> list[tuple[int, int]]:
+    """The distinct (splits, steps a split) of `steps` in at most DECODE_MAX_SPLITS splits of at most
+    `per_max` steps, up to `most` splits where the fewest allow; most steps a split first."""
+    least = -(-steps // per_max)
+    pers = {-(-steps // s) for s in range(least, min(DECODE_MAX_SPLITS, max(least, most)) + 1)}
+    return [(-(-steps // per), per) for per in sorted(pers, reverse=True)]
 
 
 def _decode_tile(ntok: int, steps: int, v: int, m: int, image: bool) -> tuple[int, int, int]:
@@ -647,8 +652,7 @@ def decode_plans(device: torch.device, ntok: int, rows: int, steps: int, v: int,
     if decode_plan(device, ntok, rows, steps, v, m, dtype, image) is None:
         return []
     bm, bn, per_max = _decode_tile(ntok, steps, v, m, image)
-    pers = {-(-steps // s) for s in range(-(-steps // per_max), min(DECODE_MAX_SPLITS, steps) + 1)}
-    return [(bm, bn, -(-steps // per), per) for per in sorted(pers, reverse=True)]
+    return [(bm, bn, splits, per) for splits, per in _decode_splits(steps, per_max, steps)]
 
 
 @functools.lru_cache(maxsize=1024)
