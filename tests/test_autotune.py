@@ -146,3 +146,30 @@ def test_gpu_every_tuned_decode_plan_is_right(tuning, pattern, t, monkeypatch):
         assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2, plan
         chosen = json.loads((tuning / autotune.FILE).read_text())
         assert list(chosen.values()) == ["decode/{}x{}/k{}".format(*plan[:3])], chosen
+
+
+def test_the_heuristics_choice_yields_only_to_a_win_by_the_margin(tuning, monkeypatch):
+    monkeypatch.setattr(autotune, "_median_ms", lambda run: run())
+    monkeypatch.delenv("VNM_AUTOTUNE_MARGIN", raising=False)
+    runs = {"heuristic": lambda: 1.0, "close": lambda: 0.97, "far": lambda: 0.9}
+    assert autotune.choose("k1", {n: runs[n] for n in ("heuristic", "close")}, "heuristic") == "heuristic"
+    assert autotune.choose("k2", runs, "heuristic") == "far"
+    assert autotune.choose("k3", runs, "not a candidate") == "far"  # no heuristic among them: the fastest
+    monkeypatch.setenv("VNM_AUTOTUNE_MARGIN", "0")
+    assert autotune.choose("k4", {n: runs[n] for n in ("heuristic", "close")}, "heuristic") == "close"
+    monkeypatch.setenv("VNM_AUTOTUNE_MARGIN", "0.2")
+    assert autotune.choose("k5", runs, "heuristic") == "heuristic"
+    for bad in ("1", "-0.1", "five percent"):
+        monkeypatch.setenv("VNM_AUTOTUNE_MARGIN", bad)
+        with pytest.raises(ValueError, match="VNM_AUTOTUNE_MARGIN"):
+            autotune.choose(f"bad{bad}", runs, "heuristic")
+
+
+def test_tile_and_splits_keeps_the_heuristic_tile_within_the_margin(tuning, monkeypatch):
+    monkeypatch.setattr(autotune, "problem_key", lambda *a: "key")
+    monkeypatch.setattr(autotune, "_median_ms", lambda run: run())
+    monkeypatch.delenv("VNM_AUTOTUNE_MARGIN", raising=False)
+    times = {("a", 1): 3.0, ("a", 4): 1.0, ("b", 1): 0.98}
+    got = autotune.tile_and_splits("k", torch.zeros(2, 8), 8, 8, 2, 64, 8, ["a", "b"], lambda t: 4 if t == "a" else 1,
+                                   lambda t, s: times[(t, s)], heuristic="a")
+    assert got == ("a", 4)

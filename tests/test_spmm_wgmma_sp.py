@@ -996,12 +996,14 @@ def test_repeatable():
 def test_autotune_candidates(monkeypatch):
     """Autotune times the default, persistent and (X by TMA only) cluster tiles and the staged
     2:4 ones that fit V (gathered: the grouped and narrow staged ones)."""
-    seen, split_fns = {}, {}
+    seen, split_fns, heuristic = {}, {}, {}
     monkeypatch.setattr(W.autotune, "tile_and_splits",
-                        lambda kernel, *a: split_fns.setdefault(kernel, a[7]) and seen.setdefault(kernel, a[6]) and (None, None))
+                        lambda kernel, *a: split_fns.setdefault(kernel, a[7]) and heuristic.setdefault(kernel, a[9])
+                        and seen.setdefault(kernel, a[6]) and (None, None))
     values = torch.zeros(4, 80, 2, 128, 8)  # the fragment image's shape: 4 m64 blocks, 80 stages
     for direct, cols in ((True, None), (False, torch.zeros(1))):
         W._tuned(torch.zeros(8, 64), values, None, cols, None, 256, 2048, 64, 8, 8, 132, direct)
+    assert all(heuristic[kernel] in seen[kernel] for kernel in seen)  # the margin's reference is a candidate
     fits = {t for t in W.TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES + W.STAGED_2_4_TILES if t.fits_frag_image(256)}
     assert set(seen["wgmma_sp_tma"]) == fits and W.CLUSTER_TILES[0] in fits  # not the 4-CTA clusters at R = 256
     assert set(seen["wgmma_sp"]) == {t for t in W.TILES + W.PERSISTENT_TILES if t.bm == 64} | {t for t in W.GROUPED_TILES.values() if t.bm == 64} | {W.NARROW_TILES[(64, 16)], W.NARROW_TILES[(64, 32)]}  # V = 64

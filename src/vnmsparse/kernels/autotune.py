@@ -3,11 +3,12 @@
 Without it the kernels take their heuristic tile and split-K count. With it, the first call of a
 problem class (kernel, GPU, dtype, R, K, V, M, and T rounded up to a power of two) times every
 candidate (tile and split-K count; at T = 2-8 also the decode kernel at each split count) in a CUDA
-graph, each call after L2 is flushed, and keeps the fastest. Choices are cached in memory
-and in ``autotune.json`` under the kernel cache (``VNM_CACHE_DIR``; merged and replaced atomically),
-so later processes start from them. Nothing is timed while a CUDA graph is being captured or
-torch.compile is tracing: a cached choice is used there, else the heuristic. Every candidate is a configuration of the tile
-tables, all of which pass the correctness tests, so tuning changes speed, never results.
+graph, each call after L2 is flushed, and keeps the fastest, or the heuristic's choice unless a
+candidate beats it by MARGIN. Choices are cached in memory and in ``autotune.json`` under the
+kernel cache (``VNM_CACHE_DIR``; merged and replaced atomically), so later processes start from
+them. Nothing is timed while a CUDA graph is being captured or torch.compile is tracing: a cached
+choice is used there, else the heuristic. Every candidate is a configuration of the tile tables,
+all of which pass the correctness tests, so tuning changes speed, never results.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ ENV = "VNM_AUTOTUNE"
 FILE = "autotune.json"
 REPS = 5
 CALLS = 16  # calls a timed graph holds
+# A candidate replaces the heuristic's choice only when the tuner times it this much faster
+# (VNM_AUTOTUNE_MARGIN): its flushed, separated calls rank some candidates unlike a model's
+# back-to-back ones (v253b).
+MARGIN = 0.05
 
 _memory: dict[str, str] = {}
 _loaded = False
@@ -64,42 +69,66 @@ def problem_key(kernel: str, device: torch.device, dtype: torch.dtype, r: int, k
     return f"{kernel}|{gpu}|{str(dtype).replace('torch.', '')}|R{r}|K{k}|T{bucket}|v{v}|m{m}"
 
 
-def choose(key: str, candidates: Mapping[str, Callable[[], object]]) -> str | None:
+def margin() -> float:
+    """The fraction a candidate must beat the heuristic's choice by (MARGIN, or VNM_AUTOTUNE_MARGIN)."""
+    raw = os.environ.get("VNM_AUTOTUNE_MARGIN", "").strip()
+    if not raw:
+        return MARGIN
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value < 1.0:
+        raise ValueError(f"VNM_AUTOTUNE_MARGIN must be a fraction in [0, 1), got {raw!r}")
+    return value
+
+
+def choose(key: str, candidates: Mapping[str, Callable[[], object]], default: str | None = None) -> str | None:
     """Name of the fastest candidate for ``key``: the cached choice if it is still a candidate,
-    else each one is run once to warm up, then timed by _median_ms. None where
-    nothing is cached and nothing may be timed now (the caller's heuristic applies)."""
+    else each one is run once to warm up, then timed by _median_ms; ``default`` (the heuristic's
+    candidate) is kept unless another is faster by the margin. None where nothing is cached and
+    nothing may be timed now (the caller's heuristic applies)."""
     _load()
     hit = _memory.get(key)
     if hit in candidates:
         return hit
     if not can_time():
         return None
+    least = margin()
     times = {name: _median_ms(run) for name, run in candidates.items()}
     best = min(times, key=times.get)
+    if default in times and times[best] > (1.0 - least) * times[default]:
+        best = default
     _memory[key] = best
     _save({key: best})
     return best
 
 
 def tile_and_splits(kernel: str, x: torch.Tensor, r: int, k: int, ntok: int, v: int, m: int, tiles,
-                    heuristic_splits: Callable, launch: Callable) -> tuple:
+                    heuristic_splits: Callable, launch: Callable, heuristic=None) -> tuple:
     """(tile, splits) for a launch of ``kernel``: the fastest of every tile in ``tiles``, each with
-    split-K off and at ``heuristic_splits(tile)``, run as ``launch(tile, splits)``; (None, None)
+    split-K off and at ``heuristic_splits(tile)``, run as ``launch(tile, splits)``, where the
+    ``heuristic`` tile (at its heuristic splits) yields only to a win by the margin; (None, None)
     where nothing is cached and nothing may be timed now (the caller's heuristic applies)."""
-    return pick(kernel, x, r, k, ntok, v, m, tile_configs(tiles, heuristic_splits), launch) or (None, None)
+    default = None if heuristic is None else config_name(heuristic, heuristic_splits(heuristic))
+    return pick(kernel, x, r, k, ntok, v, m, tile_configs(tiles, heuristic_splits), launch, default) or (None, None)
+
+
+def config_name(tile, splits: int) -> str:
+    return f"{tile}/k{splits}"
 
 
 def tile_configs(tiles, heuristic_splits: Callable) -> dict:
     """name -> (tile, splits): every tile with split-K off and at ``heuristic_splits(tile)``."""
-    return {f"{t}/k{s}": (t, s) for t in tiles for s in sorted({1, heuristic_splits(t)})}
+    return {config_name(t, s): (t, s) for t in tiles for s in sorted({1, heuristic_splits(t)})}
 
 
 def pick(kernel: str, x: torch.Tensor, r: int, k: int, ntok: int, v: int, m: int, configs: Mapping[str, tuple],
-         launch: Callable):
-    """The fastest of ``configs`` (name -> arguments of ``launch``) for a launch of ``kernel``; None
-    where nothing is cached and nothing may be timed now."""
+         launch: Callable, default: str | None = None):
+    """The fastest of ``configs`` (name -> arguments of ``launch``) for a launch of ``kernel``, the
+    ``default`` one unless beaten by the margin; None where nothing is cached and nothing may be timed now."""
     runs = {name: functools.partial(launch, *args) for name, args in configs.items()}
-    return configs.get(choose(problem_key(kernel, x.device, x.dtype, r, k, ntok, v, m), runs))
+    return configs.get(choose(problem_key(kernel, x.device, x.dtype, r, k, ntok, v, m), runs, default))
 
 
 def clear() -> bool:

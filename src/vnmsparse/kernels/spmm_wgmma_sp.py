@@ -747,7 +747,8 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
             if decodable and not (cols is not None and narrow_over_decode(ntok, r, k, v, m)) else None)
     if decodable and autotune.enabled() and ntok in TUNE_DECODE_TOKENS and spmm_mma_sp.decode_route_on():
         plans = spmm_mma_sp.decode_plans(x.device, ntok, r, values.shape[1], v, m, x.dtype, image=True)
-        tuned = _tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, plans, row_major) if plans else None
+        tuned = (_tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, plans, row_major, plan)
+                 if plans else None)
         if tuned is not None:
             plan, tile, splits = tuned
     if plan is not None:
@@ -776,9 +777,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     if tile is None and splits is None and autotune.enabled() and a_regs:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct)
     chosen = tile is None
-    tile = tile or choose_tile(ntok, r, v, sms, m, direct, k)
-    if chosen and direct == 3:
-        tile = SLAB_TILES[tile]
+    tile = tile or _heuristic_tile(ntok, r, v, sms, m, direct, k)
     if not a_regs and tile.a_regs:
         tile = SMEM_A_TABLE[(tile.bm, tile.bn)]
     if a_regs != tile.a_regs:
@@ -873,31 +872,47 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     return autotune.tile_and_splits(
         ("wgmma_sp", "wgmma_sp_tma", "wgmma_sp_tma_xt")[direct], x, r, k, ntok, v, m, _tune_tiles(cols, r, v, direct),
         lambda t: choose_splits(t, ntok, r, steps, sms),
-        lambda t, s: spmm_sm90a(x, values, meta, cols, bias, r, k, v, m, tile=t, splits=s, tma_x=direct))
+        lambda t, s: spmm_sm90a(x, values, meta, cols, bias, r, k, v, m, tile=t, splits=s, tma_x=direct),
+        _heuristic_tile(ntok, r, v, sms, m, direct, k))
+
+
+def _heuristic_tile(ntok: int, r: int, v: int, sms: int, m: int, direct: int, k: int):
+    """The tile spmm_sm90a takes without tuning (the slab form where X comes in slabs)."""
+    tile = choose_tile(ntok, r, v, sms, m, direct, k)
+    return SLAB_TILES[tile] if direct == 3 else tile
 
 
 # Autotune times the decode kernel's plans beside the tiles at this many tokens: the route and the
 # decode kernel's split count won by shape at T = 1-8 with no rule (v247-v250, H200: 10-30% on a third
 # of the cells). Not at T = 1, which keeps the heuristic's plan: tuned there, the quick grid's cells ran
 # 2% slower in geomean, up to 24% (v253b; the tuner's calls are flushed and apart, a decode step's run
-# back to back), against -0.6% / -2.4% at T = 4 / 8, up to -24%.
+# back to back), against -0.6% / -2.4% at T = 4 / 8, up to -24%; with autotune's margin still 0.7%
+# slower, up to 16% (v255).
 TUNE_DECODE_TOKENS = range(2, spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS + 1)
 
 
-def _tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, plans, row_major):
+def _tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, plans, row_major, heuristic_plan):
     """(decode plan, None, None) or (None, tile, splits) that autotune picks among the decode
-    kernel's ``plans`` and _tune_tiles; None where nothing is cached and nothing may be timed."""
+    kernel's ``plans`` and _tune_tiles, where the heuristic's (``heuristic_plan``, else its tile)
+    yields only to a win by the margin; None where nothing is cached and nothing may be timed."""
     steps, sms = values.shape[1], _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
-    configs = {"decode/{}x{}/k{}".format(*p[:3]): (p, None, None) for p in plans}
+    plan_name = "decode/{}x{}/k{}".format
+    configs = {plan_name(*p[:3]): (p, None, None) for p in plans}
+    splits_of = lambda t: choose_splits(t, ntok, r, steps, sms)  # noqa: E731
     configs.update({name: (None, t, s) for name, (t, s) in autotune.tile_configs(
-        _tune_tiles(cols, r, v, direct), lambda t: choose_splits(t, ntok, r, steps, sms)).items()})
+        _tune_tiles(cols, r, v, direct), splits_of).items()})
+    if heuristic_plan is not None:
+        default = plan_name(*heuristic_plan[:3])
+    else:
+        tile = _heuristic_tile(ntok, r, v, sms, m, direct, k)
+        default = autotune.config_name(tile, splits_of(tile))
 
     def launch(plan, tile, splits):
         if plan is not None:
             return spmm_mma_sp.spmm_decode(x2, values, meta, cols, bias, row_major(), r, k, v, m, plan, image=True)
         return spmm_sm90a(x, values, meta, cols, bias, r, k, v, m, tile=tile, splits=splits, tma_x=direct)
 
-    return autotune.pick("wgmma_sp_decode", x, r, k, ntok, v, m, configs, launch)
+    return autotune.pick("wgmma_sp_decode", x, r, k, ntok, v, m, configs, launch, default)
 
 
 def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str]:
