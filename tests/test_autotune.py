@@ -173,3 +173,49 @@ def test_tile_and_splits_keeps_the_heuristic_tile_within_the_margin(tuning, monk
     got = autotune.tile_and_splits("k", torch.zeros(2, 8), 8, 8, 2, 64, 8, ["a", "b"], lambda t: 4 if t == "a" else 1,
                                    lambda t, s: times[(t, s)], heuristic="a")
     assert got == ("a", 4)
+
+
+def test_rotate_times_each_candidate_over_weight_copies_made_once(tuning, monkeypatch):
+    """TIMING "rotate": every candidate runs on each copy of the weight's tensors in turn; the copies
+    are made at the first timing only, and a cached choice makes none."""
+    monkeypatch.setattr(autotune, "TIMING", "rotate")
+    monkeypatch.setattr(autotune, "problem_key", lambda kernel, *a: kernel)
+    made, seen = [], []
+    monkeypatch.setattr(autotune, "weight_copies", lambda w: made.append(w) or [w, ("copy1",), ("copy2",)])
+    monkeypatch.setattr(autotune, "_rotated_ms", lambda run, copies: sum(run(i) for i in range(copies)))
+
+    def launch(cost, weights=("original",)):
+        seen.append(weights[0])
+        return cost
+
+    configs = {"slow": (3.0,), "fast": (1.0,)}
+    assert autotune.pick("k", torch.zeros(1), 8, 8, 1, 64, 8, configs, launch, weights=("original",)) == (1.0,)
+    assert made == [("original",)] and seen == ["original", "copy1", "copy2"] * 2
+    assert autotune.pick("k", torch.zeros(1), 8, 8, 1, 64, 8, configs, launch, weights=("original",)) == (1.0,)
+    assert len(made) == 1  # cached: nothing copied, nothing timed
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.get_device_capability() < (9, 0),
+                    reason="needs an sm_90 GPU")
+@pytest.mark.parametrize("pattern,t", [("64:2:8", 4), ("2:4", 300), ("128:2:16", 16)])
+def test_gpu_rotate_timing_picks_a_right_config(tuning, pattern, t, monkeypatch):
+    """Timing over weight copies back to back (TIMING "rotate"): the op's result is right and the
+    choice is cached; the copies leave with the tuning."""
+    monkeypatch.setattr(autotune, "TIMING", "rotate")
+    cfg = vs.VNMConfig.parse(pattern)
+    gen = torch.Generator().manual_seed(t)
+    r, k = 320, 2048
+    w = (torch.randn(r, k, generator=gen) * vs.random_vnm_mask((r, k), cfg, generator=gen)).bfloat16().cuda()
+    vw = vs.pack(w, cfg)
+    x = torch.randn(t, k, generator=gen).bfloat16().cuda()
+    vs.spmm(x, vw)  # layouts built before the memory is measured
+    torch.cuda.synchronize()
+    autotune.clear()
+    before = torch.cuda.memory_allocated()
+    y = vs.spmm(x, vw)
+    ref = x.float() @ w.float().t()
+    assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2
+    assert json.loads((tuning / autotune.FILE).read_text())
+    del y
+    assert torch.cuda.memory_allocated() - before < 2 * x.numel() * x.element_size() + (1 << 20)

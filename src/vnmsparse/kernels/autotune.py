@@ -35,6 +35,11 @@ CALLS = 16  # calls a timed graph holds
 # (VNM_AUTOTUNE_MARGIN): its flushed, separated calls rank some candidates unlike a model's
 # back-to-back ones (v253b).
 MARGIN = 0.05
+# How a candidate is timed: "flush" (_median_ms: each call after an L2-sized read, less the reads) or
+# "rotate" (_rotated_ms: calls back to back, as a model's layers run, each on its own copy of the
+# weight's large operands, copies enough to exceed twice the L2; x stays, as a previous op leaves it).
+TIMING = "flush"
+MAX_COPIES = 64  # (as the benchmark's rotation)
 
 _memory: dict[str, str] = {}
 _loaded = False
@@ -83,11 +88,12 @@ def margin() -> float:
     return value
 
 
-def choose(key: str, candidates: Mapping[str, Callable[[], object]], default: str | None = None) -> str | None:
+def choose(key: str, candidates: Mapping[str, Callable[[], object]], default: str | None = None,
+           timer: Callable | None = None) -> str | None:
     """Name of the fastest candidate for ``key``: the cached choice if it is still a candidate,
-    else each one is run once to warm up, then timed by _median_ms; ``default`` (the heuristic's
-    candidate) is kept unless another is faster by the margin. None where nothing is cached and
-    nothing may be timed now (the caller's heuristic applies)."""
+    else each one is run once to warm up, then timed by ``timer`` (_median_ms); ``default`` (the
+    heuristic's candidate) is kept unless another is faster by the margin. None where nothing is
+    cached and nothing may be timed now (the caller's heuristic applies)."""
     _load()
     hit = _memory.get(key)
     if hit in candidates:
@@ -95,7 +101,7 @@ def choose(key: str, candidates: Mapping[str, Callable[[], object]], default: st
     if not can_time():
         return None
     least = margin()
-    times = {name: _median_ms(run) for name, run in candidates.items()}
+    times = {name: (timer or _median_ms)(run) for name, run in candidates.items()}
     best = min(times, key=times.get)
     if default in times and times[best] > (1.0 - least) * times[default]:
         best = default
@@ -105,13 +111,15 @@ def choose(key: str, candidates: Mapping[str, Callable[[], object]], default: st
 
 
 def tile_and_splits(kernel: str, x: torch.Tensor, r: int, k: int, ntok: int, v: int, m: int, tiles,
-                    heuristic_splits: Callable, launch: Callable, heuristic=None) -> tuple:
+                    heuristic_splits: Callable, launch: Callable, heuristic=None, weights: tuple = ()) -> tuple:
     """(tile, splits) for a launch of ``kernel``: the fastest of every tile in ``tiles``, each with
     split-K off and at ``heuristic_splits(tile)``, run as ``launch(tile, splits)``, where the
     ``heuristic`` tile (at its heuristic splits) yields only to a win by the margin; (None, None)
-    where nothing is cached and nothing may be timed now (the caller's heuristic applies)."""
+    where nothing is cached and nothing may be timed now (the caller's heuristic applies).
+    ``weights``: as pick's."""
     default = None if heuristic is None else config_name(heuristic, heuristic_splits(heuristic))
-    return pick(kernel, x, r, k, ntok, v, m, tile_configs(tiles, heuristic_splits), launch, default) or (None, None)
+    return pick(kernel, x, r, k, ntok, v, m, tile_configs(tiles, heuristic_splits), launch, default,
+                weights) or (None, None)
 
 
 def config_name(tile, splits: int) -> str:
@@ -124,11 +132,29 @@ def tile_configs(tiles, heuristic_splits: Callable) -> dict:
 
 
 def pick(kernel: str, x: torch.Tensor, r: int, k: int, ntok: int, v: int, m: int, configs: Mapping[str, tuple],
-         launch: Callable, default: str | None = None):
+         launch: Callable, default: str | None = None, weights: tuple = ()):
     """The fastest of ``configs`` (name -> arguments of ``launch``) for a launch of ``kernel``, the
-    ``default`` one unless beaten by the margin; None where nothing is cached and nothing may be timed now."""
+    ``default`` one unless beaten by the margin; None where nothing is cached and nothing may be timed now.
+    ``weights``: the weight's large tensors, which ``launch`` also takes as its ``weights=`` keyword
+    (TIMING "rotate" times the calls over copies of them)."""
     runs = {name: functools.partial(launch, *args) for name, args in configs.items()}
-    return configs.get(choose(problem_key(kernel, x.device, x.dtype, r, k, ntok, v, m), runs, default))
+    timer = None
+    if TIMING == "rotate" and weights:
+        copies: list = []  # made at the first timing (a cached choice times nothing)
+
+        def timer(run):
+            if not copies:
+                copies.extend(weight_copies(weights))
+            return _rotated_ms(lambda i: run(weights=copies[i % len(copies)]), len(copies))
+    return configs.get(choose(problem_key(kernel, x.device, x.dtype, r, k, ntok, v, m), runs, default, timer))
+
+
+def weight_copies(tensors: tuple) -> list[tuple]:
+    """``tensors`` and clones of them: sets enough to exceed twice the L2, 3 to MAX_COPIES."""
+    size = sum(t.numel() * t.element_size() for t in tensors)
+    l2 = torch.cuda.get_device_properties(tensors[0].device).L2_cache_size
+    sets = min(MAX_COPIES, max(3, -(-2 * l2 // max(1, size))))
+    return [tuple(tensors)] + [tuple(t.clone() for t in tensors) for _ in range(sets - 1)]
 
 
 def clear() -> bool:
@@ -163,6 +189,24 @@ def _median_ms(run: Callable[[], object]) -> float:
     except RuntimeError:
         return _eager_ms(run, flush)
     return max(0.0, _replay_ms(with_calls) - _replay_ms(without)) / CALLS
+
+
+def _rotated_ms(run: Callable[[int], object], copies: int) -> float:
+    """A call's GPU time back to back with its neighbours (ms, median of REPS): max(CALLS, copies)
+    calls in a CUDA graph, call i on weight copy i (mod copies), as a model's layers meet their
+    weights; eagerly where the calls cannot be captured."""
+    calls = max(CALLS, copies)
+    for i in range(copies):  # compiles, builds lazy layouts, touches every copy
+        run(i)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    try:
+        with torch.cuda.graph(graph, capture_error_mode="thread_local"):
+            for i in range(calls):
+                run(i)
+    except RuntimeError:
+        return _events_ms(lambda: [run(i) for i in range(calls)]) / calls
+    return _replay_ms(graph) / calls
 
 
 def _flush_graph(flush: torch.Tensor, run) -> torch.cuda.CUDAGraph:

@@ -779,8 +779,8 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
     return autotune.tile_and_splits(
         "mma_sp", x, r, k, ntok, v, m, [t for t in TILE_TABLE[False].values() if cols is None or v % t.bm == 0],
         lambda t: choose_splits(t, ntok, r, steps, sms),
-        lambda t, s: _spmm(x, values, meta, cols, bias, r, k, v, m, bulk=False, tile=t, splits=s),
-        choose_tile(ntok, v, False, cols is not None, r, sms))
+        lambda t, s, weights=(values, meta): _spmm(x, *weights, cols, bias, r, k, v, m, bulk=False, tile=t, splits=s),
+        choose_tile(ntok, v, False, cols is not None, r, sms), (values, meta))
 
 
 def name_expressions(dtype: torch.dtype) -> list[str]:

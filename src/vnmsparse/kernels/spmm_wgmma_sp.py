@@ -872,8 +872,9 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     return autotune.tile_and_splits(
         ("wgmma_sp", "wgmma_sp_tma", "wgmma_sp_tma_xt")[direct], x, r, k, ntok, v, m, _tune_tiles(cols, r, v, direct),
         lambda t: choose_splits(t, ntok, r, steps, sms),
-        lambda t, s: spmm_sm90a(x, values, meta, cols, bias, r, k, v, m, tile=t, splits=s, tma_x=direct),
-        _heuristic_tile(ntok, r, v, sms, m, direct, k))
+        lambda t, s, weights=(values, meta): spmm_sm90a(x, *weights, cols, bias, r, k, v, m, tile=t, splits=s,
+                                                         tma_x=direct),
+        _heuristic_tile(ntok, r, v, sms, m, direct, k), (values, meta))
 
 
 def _heuristic_tile(ntok: int, r: int, v: int, sms: int, m: int, direct: int, k: int):
@@ -907,12 +908,12 @@ def _tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, pla
         tile = _heuristic_tile(ntok, r, v, sms, m, direct, k)
         default = autotune.config_name(tile, splits_of(tile))
 
-    def launch(plan, tile, splits):
+    def launch(plan, tile, splits, weights=(values, meta)):
         if plan is not None:
-            return spmm_mma_sp.spmm_decode(x2, values, meta, cols, bias, row_major(), r, k, v, m, plan, image=True)
-        return spmm_sm90a(x, values, meta, cols, bias, r, k, v, m, tile=tile, splits=splits, tma_x=direct)
+            return spmm_mma_sp.spmm_decode(x2, *weights, cols, bias, row_major(), r, k, v, m, plan, image=True)
+        return spmm_sm90a(x, *weights, cols, bias, r, k, v, m, tile=tile, splits=splits, tma_x=direct)
 
-    return autotune.pick("wgmma_sp_decode", x, r, k, ntok, v, m, configs, launch, default)
+    return autotune.pick("wgmma_sp_decode", x, r, k, ntok, v, m, configs, launch, default, (values, meta))
 
 
 def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str]:
