@@ -3,8 +3,8 @@
 Without it the kernels take their heuristic tile and split-K count. With it, the first call of a
 problem class (kernel, GPU, dtype, R, K, V, M, and T rounded up to a power of two) times every
 candidate (tile and split-K count; at T = 2-8 also the decode kernel at each split count) in a CUDA
-graph, each call after L2 is flushed, and keeps the fastest, or the heuristic's choice unless a
-candidate beats it by MARGIN. Choices are cached in memory and in ``autotune.json`` under the
+graph, each call after L2 is flushed (TIMING "rotate": back to back over copies of the weight), and
+keeps the fastest, or the heuristic's choice unless a candidate beats it by MARGIN. Choices are cached in memory and in ``autotune.json`` under the
 kernel cache (``VNM_CACHE_DIR``; merged and replaced atomically), so later processes start from
 them. Nothing is timed while a CUDA graph is being captured or torch.compile is tracing: a cached
 choice is used there, else the heuristic. Every candidate is a configuration of the tile tables,
@@ -38,6 +38,9 @@ MARGIN = 0.05
 # How a candidate is timed: "flush" (_median_ms: each call after an L2-sized read, less the reads) or
 # "rotate" (_rotated_ms: calls back to back, as a model's layers run, each on its own copy of the
 # weight's large operands, copies enough to exceed twice the L2; x stays, as a previous op leaves it).
+# v257 (H200, margin 5%, T = 1 tuned too; auto_tuned / auto time over the quick grid): "rotate" T = 1
+# 0.988 (0.91-1.04), T = 8 0.971 (0.76-1.05), against "flush" (v255) 1.007 (0.90-1.16) and 0.971
+# (0.76-1.05). Not the default until measured at T = 4-16 and prefill, and its GPU tests run.
 TIMING = "flush"
 MAX_COPIES = 64  # (as the benchmark's rotation)
 
