@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# v257 (branch tuner-rotate): autotune timing candidates back to back over copies of the weight (TIMING "rotate":
+# v257: autotune timing candidates back to back over copies of the weight (TIMING "rotate":
 # as the benchmark and a model's layers meet their weights) instead of one call after an L2 flush (v253b-v255:
 # the flushed calls ranked some decode candidates unlike back-to-back ones). T = 1 tuned too (TUNE_DECODE_TOKENS
 # 1-8, set here), margin 5%. v255 ("flush", same margin): auto_tuned / auto T = 1 1.007 (0.90-1.16), T = 8 0.971
