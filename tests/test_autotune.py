@@ -220,3 +220,14 @@ def test_gpu_rotate_timing_picks_a_right_config(tuning, pattern, t, monkeypatch)
     assert json.loads((tuning / autotune.FILE).read_text())
     del y
     assert torch.cuda.memory_allocated() - before < 2 * x.numel() * x.element_size() + (1 << 20)
+
+
+def test_a_choice_is_not_reused_under_another_margin_or_timing(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "GPU")
+    monkeypatch.delenv("VNM_AUTOTUNE_MARGIN", raising=False)
+    key = lambda: autotune.problem_key("k", torch.device("cpu"), torch.bfloat16, 8, 8, 3, 64, 8)  # noqa: E731
+    first = key()
+    monkeypatch.setenv("VNM_AUTOTUNE_MARGIN", "0.1")
+    second = key()
+    monkeypatch.setattr(autotune, "TIMING", "rotate")
+    assert len({first, second, key()}) == 3 and first.endswith("|T4|v64|m8|flush0.05")

@@ -74,7 +74,8 @@ def can_time() -> bool:
 def problem_key(kernel: str, device: torch.device, dtype: torch.dtype, r: int, k: int, ntok: int, v: int, m: int) -> str:
     bucket = 1 << (max(1, ntok) - 1).bit_length()
     gpu = torch.cuda.get_device_name(device).replace("|", "/")
-    return f"{kernel}|{gpu}|{str(dtype).replace('torch.', '')}|R{r}|K{k}|T{bucket}|v{v}|m{m}"
+    # (how candidates were compared is part of the key: a choice made under another margin or timing is not reused)
+    return f"{kernel}|{gpu}|{str(dtype).replace('torch.', '')}|R{r}|K{k}|T{bucket}|v{v}|m{m}|{TIMING}{margin():g}"
 
 
 def margin() -> float:
