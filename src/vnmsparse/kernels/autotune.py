@@ -4,11 +4,12 @@ Without it the kernels take their heuristic tile and split-K count. With it, the
 problem class (kernel, GPU, dtype, R, K, V, M, and T rounded up to a power of two) times every
 candidate (tile and split-K count; at T = 2-8 also the decode kernel at each split count) in a CUDA
 graph, each call after L2 is flushed (TIMING "rotate": back to back over copies of the weight), and
-keeps the fastest, or the heuristic's choice unless a candidate beats it by MARGIN. Choices are cached in memory and in ``autotune.json`` under the
-kernel cache (``VNM_CACHE_DIR``; merged and replaced atomically), so later processes start from
-them. Nothing is timed while a CUDA graph is being captured or torch.compile is tracing: a cached
-choice is used there, else the heuristic. Every candidate is a configuration of the tile tables,
-all of which pass the correctness tests, so tuning changes speed, never results.
+keeps the fastest, or the heuristic's choice unless a candidate beats it by MARGIN. Choices are
+cached in memory and in ``autotune.json`` under the kernel cache (``VNM_CACHE_DIR``; merged and
+replaced atomically; keyed by the timing and margin too), so later processes start from them.
+Nothing is timed while a CUDA graph is being captured or torch.compile is tracing: a cached choice
+is used there, else the heuristic. Every candidate is a configuration of the tile tables, all of
+which pass the correctness tests, so tuning changes speed, never results.
 """
 
 from __future__ import annotations
