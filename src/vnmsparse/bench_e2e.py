@@ -125,9 +125,13 @@ class Attention(nn.Module):
 
     def forward(self, x, cos, sin, input_pos):
         b, t, _ = x.shape
-        q = self.q_proj(x).view(b, t, self.heads, self.hd).transpose(1, 2)
-        k = self.k_proj(x).view(b, t, self.kv_heads, self.hd).transpose(1, 2)
-        v = self.v_proj(x).view(b, t, self.kv_heads, self.hd).transpose(1, 2)
+        if hasattr(self, "qkv"):  # fuse_siblings_: one call for the three
+            q, k, v = self.qkv(x).split([self.heads * self.hd, self.kv_heads * self.hd, self.kv_heads * self.hd], -1)
+        else:
+            q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)
+        q = q.view(b, t, self.heads, self.hd).transpose(1, 2)
+        k = k.view(b, t, self.kv_heads, self.hd).transpose(1, 2)
+        v = v.view(b, t, self.kv_heads, self.hd).transpose(1, 2)
         q = q * cos + _rotate_half(q) * sin
         k = k * cos + _rotate_half(k) * sin
         if self.cache is not None:
@@ -155,7 +159,37 @@ class MLP(nn.Module):
         self.down_proj = nn.Linear(inter, d, bias=False)
 
     def forward(self, x):
-        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+        if hasattr(self, "gate_up"):  # fuse_siblings_: one call for both
+            gate, up = self.gate_up(x).chunk(2, -1)
+        else:
+            gate, up = self.gate_proj(x), self.up_proj(x)
+        return self.down_proj(F.silu(gate) * up)
+
+
+# Sibling Linears that read the same input, per module type of the LLaMA stack: fused name -> parts.
+SIBLINGS = {Attention: {"qkv": ("q_proj", "k_proj", "v_proj")}, MLP: {"gate_up": ("gate_proj", "up_proj")}}
+
+
+def fuse_siblings_(model: nn.Module) -> list[str]:
+    """Each group of sibling VNMLinears (q / k / v, gate / up) of the LLaMA stack as one layer
+    (VNMLinear.cat), in place, where they stack (all but the last in whole V-row blocks); returns
+    the fused layers' names."""
+    from .nn import VNMLinear
+
+    fused = []
+    for name, module in list(model.named_modules()):
+        for fused_name, parts in SIBLINGS.get(type(module), {}).items():
+            layers = [getattr(module, p, None) for p in parts]
+            if not all(isinstance(layer, VNMLinear) for layer in layers):
+                continue
+            try:
+                setattr(module, fused_name, VNMLinear.cat(layers))
+            except ValueError:  # (rows that end inside a V-row block: left as they are)
+                continue
+            for p in parts:
+                delattr(module, p)
+            fused.append(f"{name}.{fused_name}")
+    return fused
 
 
 class Block(nn.Module):
@@ -676,6 +710,8 @@ def run_model(args, spec: ModelSpec, dtype_name: str, device, writer: Writer, bu
 
                     rep = sparsify_(model, cfg, spec.linear_filter)
                     note = f"{len(rep.converted)} layers as VNMLinear" + (f"; {len(rep.skipped)} skipped" if rep.skipped else "")
+                    if args.fuse_siblings:
+                        note += f"; {len(fuse_siblings_(model))} fused sibling groups"
                     if args.feature_major_mlp:
                         note += f"; feature-major out on {len(feature_major_mlp_(model))}"
                     if rep.skipped:
@@ -870,6 +906,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--feature-major-mlp", action="store_true",
                    help="VNMLinear's feature_major_out on each MLP's up path (gate/up, c_fc, intermediate): "
                         "the next Linear reads its input with no transpose")
+    p.add_argument("--fuse-siblings", action="store_true",
+                   help="the LLaMA stack's q/k/v and gate/up VNMLinears as one layer each (VNMLinear.cat): "
+                        "one call, one transpose of their input")
     return p
 
 

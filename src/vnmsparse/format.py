@@ -619,6 +619,29 @@ def pack(weight: torch.Tensor, cfg) -> VNMWeight:
     return VNMWeight._trusted(values, positions, columns, (r, k), cfg)
 
 
+def cat_rows(weights) -> VNMWeight:
+    """The weights stacked along their rows (output features), as ``pack(torch.cat(dense, 0))``
+    without unpacking: sibling layers that read the same input (q / k / v, gate / up) as one
+    call. They must share the pattern, K, dtype and device, and every one but the last must have
+    a whole number of V-row blocks (a block keeps one column set, so it cannot span two weights)."""
+    weights = list(weights)
+    if not weights or not all(isinstance(w, VNMWeight) for w in weights):
+        raise TypeError("cat_rows expects a non-empty sequence of VNMWeight")
+    first = weights[0]
+    for i, w in enumerate(weights):
+        same = (w.cfg, w.in_features, w.dtype, w.device) == (first.cfg, first.in_features, first.dtype, first.device)
+        if not same:
+            raise ValueError(f"cat_rows: weight {i} is {w.cfg} K = {w.in_features} {w.dtype} on {w.device}, weight 0 "
+                             f"{first.cfg} K = {first.in_features} {first.dtype} on {first.device}: they must match")
+        if i + 1 < len(weights) and w.out_features % first.cfg.v:
+            raise ValueError(f"cat_rows: weight {i} has {w.out_features} rows, not a multiple of V = {first.cfg.v}: "
+                             "only the last weight may end in a partial V-row block")
+    columns = None if first.columns is None else torch.cat([w.columns for w in weights])
+    rows = sum(w.out_features for w in weights)
+    return VNMWeight._trusted(torch.cat([w.values for w in weights]), torch.cat([w.positions for w in weights]),
+                              columns, (rows, first.in_features), first.cfg)
+
+
 def unpack(vw: VNMWeight) -> torch.Tensor:
     """The dense weight [R, K] (dtype of the values), exactly as packed."""
     if not isinstance(vw, VNMWeight):

@@ -28,7 +28,7 @@ from torch import nn
 
 from . import ops
 from .config import VNMConfig
-from .format import PACKABLE_DTYPES, VNMWeight, _as_config, _human, check_vnm, pack, validate_parts, vnm_mask
+from .format import PACKABLE_DTYPES, VNMWeight, _as_config, _human, cat_rows, check_vnm, pack, validate_parts, vnm_mask
 from .serialization import load, read_metadata, save
 
 __all__ = ["VNMLinear", "SparsifyReport", "sparsify_", "save_model", "load_model", "is_conv1d"]
@@ -158,6 +158,24 @@ class VNMLinear(nn.Module):
         vw = _pack_anywhere(w, cfg)
         bias = getattr(linear, "bias", None)
         return cls.from_vnm(vw, None if bias is None else bias.detach())
+
+    @classmethod
+    def cat(cls, layers) -> "VNMLinear":
+        """One layer computing the outputs of ``layers`` side by side (:func:`vnmsparse.cat_rows`):
+        siblings reading the same input, such as attention's q / k / v or an MLP's gate / up, run as
+        one call; ``.split([l.out_features for l in layers], -1)`` of its output gives theirs.
+        Biases are concatenated (zeros for a layer without one, if another has one)."""
+        layers = list(layers)
+        if not layers or not all(isinstance(layer, VNMLinear) for layer in layers):
+            raise TypeError("VNMLinear.cat expects a non-empty sequence of VNMLinear")
+        weight = cat_rows([layer.weight for layer in layers])
+        biases = [layer.bias for layer in layers]
+        bias = None
+        if any(b is not None for b in biases):
+            bias = torch.cat([b.detach() if b is not None else
+                              torch.zeros(layer.out_features, dtype=weight.dtype, device=weight.device)
+                              for b, layer in zip(biases, layers)])
+        return cls.from_vnm(weight, bias)
 
     # ---------------------------------------------------------------------------------------
     # the packed weight and its kernel layout
@@ -365,8 +383,9 @@ def sparsify_(model: nn.Module, cfg, filter_fn: Optional[Callable[[nn.Module, st
 
 
 # The Linears whose output reaches the next Linear through elementwise ops only (an MLP's up path):
-# LLaMA's gate/up, GPT-2's c_fc, BERT's intermediate (HF module names).
-FEATURE_MAJOR_MLP = ("gate_proj", "up_proj", "mlp.c_fc", "intermediate.dense")
+# LLaMA's gate/up (HF module names, or both as one VNMLinear.cat layer, "gate_up"), GPT-2's c_fc, BERT's
+# intermediate.
+FEATURE_MAJOR_MLP = ("gate_proj", "up_proj", "mlp.gate_up", "mlp.c_fc", "intermediate.dense")
 
 
 def feature_major_mlp_(model: nn.Module) -> list[str]:
