@@ -126,7 +126,7 @@ def test_pick_returns_the_fastest_configs_arguments(tuning, monkeypatch):
                     reason="needs an sm_90 GPU (the decode kernel's clusters)")
 @pytest.mark.parametrize("pattern,t", [("64:2:8", 4), ("128:2:32", 2), ("64:2:16", 8)])
 def test_gpu_every_tuned_decode_plan_is_right(tuning, pattern, t, monkeypatch):
-    """At T = 2-8 autotune times the decode kernel at every split count beside the tiles: whichever
+    """At T = 1-8 autotune times the decode kernel at every split count beside the tiles: whichever
     it keeps gives the right Y (R not a multiple of V, fresh inputs each plan, Y poisoned)."""
     from vnmsparse.kernels import spmm_mma_sp as K, spmm_wgmma_sp as W
     cfg = vs.VNMConfig.parse(pattern)
@@ -195,6 +195,15 @@ def test_rotate_times_each_candidate_over_weight_copies_made_once(tuning, monkey
     assert len(made) == 1  # cached: nothing copied, nothing timed
 
 
+def test_rotate_falls_back_to_the_flush_timing_where_the_copies_do_not_fit(tuning, monkeypatch):
+    monkeypatch.setattr(autotune, "TIMING", "rotate")
+    monkeypatch.setattr(autotune, "problem_key", lambda kernel, *a: kernel)
+    monkeypatch.setattr(autotune, "weight_copies", lambda w: (_ for _ in ()).throw(torch.OutOfMemoryError("full")))
+    monkeypatch.setattr(autotune, "_median_ms", lambda run: run())
+    configs = {"slow": (3.0,), "fast": (1.0,)}
+    assert autotune.pick("k", torch.zeros(1), 8, 8, 1, 64, 8, configs, lambda c, weights=(): c, weights=("w",)) == (1.0,)
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.get_device_capability() < (9, 0),
                     reason="needs an sm_90 GPU")
@@ -229,5 +238,5 @@ def test_a_choice_is_not_reused_under_another_margin_or_timing(monkeypatch):
     first = key()
     monkeypatch.setenv("VNM_AUTOTUNE_MARGIN", "0.1")
     second = key()
-    monkeypatch.setattr(autotune, "TIMING", "rotate")
-    assert len({first, second, key()}) == 3 and first.endswith("|T4|v64|m8|flush0.05")
+    monkeypatch.setattr(autotune, "TIMING", "flush")
+    assert len({first, second, key()}) == 3 and first.endswith("|T4|v64|m8|rotate0.05")

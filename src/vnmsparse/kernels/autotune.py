@@ -2,8 +2,8 @@
 
 Without it the kernels take their heuristic tile and split-K count. With it, the first call of a
 problem class (kernel, GPU, dtype, R, K, V, M, and T rounded up to a power of two) times every
-candidate (tile and split-K count; at T = 2-8 also the decode kernel at each split count) in a CUDA
-graph, each call after L2 is flushed (TIMING "rotate": back to back over copies of the weight), and
+candidate (tile and split-K count; at T = 1-8 also the decode kernel at each split count) in a CUDA
+graph, back to back over copies of the weight (TIMING; "flush": each call after L2 is flushed), and
 keeps the fastest, or the heuristic's choice unless a candidate beats it by MARGIN. Choices are
 cached in memory and in ``autotune.json`` under the kernel cache (``VNM_CACHE_DIR``; merged and
 replaced atomically; keyed by the timing and margin too), so later processes start from them.
@@ -36,13 +36,14 @@ CALLS = 16  # calls a timed graph holds
 # (VNM_AUTOTUNE_MARGIN): its flushed, separated calls rank some candidates unlike a model's
 # back-to-back ones (v253b).
 MARGIN = 0.05
-# How a candidate is timed: "flush" (_median_ms: each call after an L2-sized read, less the reads) or
-# "rotate" (_rotated_ms: calls back to back, as a model's layers run, each on its own copy of the
-# weight's large operands, copies enough to exceed twice the L2; x stays, as a previous op leaves it).
-# v257 (H200, margin 5%, T = 1 tuned too; auto_tuned / auto time over the quick grid): "rotate" T = 1
-# 0.988 (0.91-1.04), T = 8 0.971 (0.76-1.05), against "flush" (v255) 1.007 (0.90-1.16) and 0.971
-# (0.76-1.05). Not the default until measured at T = 4-16 and prefill, and its GPU tests run.
-TIMING = "flush"
+# How a candidate is timed: "rotate" (_rotated_ms: calls back to back, as a model's layers run, each on
+# its own copy of the weight's large operands, copies enough to exceed twice the L2; x stays, as a
+# previous op leaves it) or "flush" (_median_ms: each call after an L2-sized read, less the reads).
+# H200, margin 5%, auto_tuned / auto time over the quick grid's 28 cells a T (v257, v257b, v259):
+# "rotate" T = 1 0.988, 2 0.987, 4 0.986, 8 0.971, 16 0.974, 64 0.950, no cell above 1.05; T = 2048 /
+# 8192 1.007 / 1.004 (0.96-1.03: the heuristic holds at prefill); "flush" (v255) T = 1 1.007 (up to
+# 1.16), T = 8 0.971.
+TIMING = "rotate"
 MAX_COPIES = 64  # (as the benchmark's rotation)
 
 _memory: dict[str, str] = {}
@@ -141,7 +142,7 @@ def pick(kernel: str, x: torch.Tensor, r: int, k: int, ntok: int, v: int, m: int
     """The fastest of ``configs`` (name -> arguments of ``launch``) for a launch of ``kernel``, the
     ``default`` one unless beaten by the margin; None where nothing is cached and nothing may be timed now.
     ``weights``: the weight's large tensors, which ``launch`` also takes as its ``weights=`` keyword
-    (TIMING "rotate" times the calls over copies of them)."""
+    (TIMING "rotate" times the calls over copies of them, or flushed where they do not fit)."""
     runs = {name: functools.partial(launch, *args) for name, args in configs.items()}
     timer = None
     if TIMING == "rotate" and weights:
@@ -149,7 +150,12 @@ def pick(kernel: str, x: torch.Tensor, r: int, k: int, ntok: int, v: int, m: int
 
         def timer(run):
             if not copies:
-                copies.extend(weight_copies(weights))
+                try:
+                    copies.extend(weight_copies(weights))
+                except torch.OutOfMemoryError:  # no room for the copies: the flush timing
+                    copies.append(None)
+            if copies[0] is None:
+                return _median_ms(run)
             return _rotated_ms(lambda i: run(weights=copies[i % len(copies)]), len(copies))
     return configs.get(choose(problem_key(kernel, x.device, x.dtype, r, k, ntok, v, m), runs, default, timer))
 

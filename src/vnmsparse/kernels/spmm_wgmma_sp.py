@@ -885,11 +885,10 @@ def _heuristic_tile(ntok: int, r: int, v: int, sms: int, m: int, direct: int, k:
 
 # Autotune times the decode kernel's plans beside the tiles at this many tokens: the route and the
 # decode kernel's split count won by shape at T = 1-8 with no rule (v247-v250, H200: 10-30% on a third
-# of the cells). Not at T = 1, which keeps the heuristic's plan: tuned there, the quick grid's cells ran
-# 2% slower in geomean, up to 24% (v253b; the tuner's calls are flushed and apart, a decode step's run
-# back to back), against -0.6% / -2.4% at T = 4 / 8, up to -24%; with autotune's margin still 0.7%
-# slower, up to 16% (v255).
-TUNE_DECODE_TOKENS = range(2, spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS + 1)
+# of the cells). T = 1 only since the tuner times calls back to back (autotune.TIMING "rotate", v257:
+# 0.988 of the heuristic's time, 0.91-1.04); timed flushed and apart, T = 1 ran 0.7% slower, up to 16%
+# (v255).
+TUNE_DECODE_TOKENS = range(1, spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS + 1)
 
 
 def _tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, plans, row_major, heuristic_plan):
