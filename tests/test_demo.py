@@ -254,6 +254,13 @@ def test_fuse_siblings_gives_the_same_outputs():
             got = sparse(ids, torch.arange(9))
         assert {n.rsplit(".", 1)[1] for n in names} == groups and len(names) == 2 * len(groups)
         assert torch.equal(got, ref), cfg
+    only = copy.deepcopy(model)
+    bench_e2e.apply_random_masks(only, spec, vs.VNMConfig.parse("16:2:8"), 0)
+    vs.sparsify_(only, "16:2:8", bench_e2e._blocks_only)
+    assert {n.rsplit(".", 1)[1] for n in bench_e2e.fuse_siblings_(only, ["gate_up"])} == {"gate_up"}
+    assert hasattr(only.layers[0].self_attn, "q_proj")
+    with pytest.raises(ValueError, match="sibling groups"):
+        bench_e2e.fuse_siblings_(only, ["qkvo"])
 
 
 def test_e2e_fuse_siblings_on_cpu(tmp_path):
@@ -263,3 +270,5 @@ def test_e2e_fuse_siblings_on_cpu(tmp_path):
     _, rows = bench_e2e.read_csv(tmp_path / "e2e_s.csv")
     vnm = [r for r in rows if r["variant"] == "vnm 16:2:8"]
     assert vnm and all(r["status"] == "ok" and r["rel_err"] < 1e-2 and "4 fused sibling groups" in r["note"] for r in vnm)
+    assert bench_e2e.main(["--device", "cpu", "--out", str(tmp_path), *TINY, "--workloads", "llama-prefill",
+                           "--fuse-siblings", "qkv,mlp", "--no-plot"]) == 2

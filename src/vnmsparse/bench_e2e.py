@@ -170,15 +170,20 @@ class MLP(nn.Module):
 SIBLINGS = {Attention: {"qkv": ("q_proj", "k_proj", "v_proj")}, MLP: {"gate_up": ("gate_proj", "up_proj")}}
 
 
-def fuse_siblings_(model: nn.Module) -> list[str]:
-    """Each group of sibling VNMLinears (q / k / v, gate / up) of the LLaMA stack as one layer
-    (VNMLinear.cat), in place, where they stack (all but the last in whole V-row blocks); returns
-    the fused layers' names."""
+def fuse_siblings_(model: nn.Module, groups=None) -> list[str]:
+    """Each group of sibling VNMLinears (q / k / v, gate / up; ``groups``: those fused names of
+    SIBLINGS only) of the LLaMA stack as one layer (VNMLinear.cat), in place, where they stack (all
+    but the last in whole V-row blocks); returns the fused layers' names."""
     from .nn import VNMLinear
 
+    known = {n for named in SIBLINGS.values() for n in named}
+    if groups is not None and not set(groups) <= known:
+        raise ValueError(f"sibling groups are {sorted(known)}, got {sorted(set(groups) - known)}")
     fused = []
     for name, module in list(model.named_modules()):
         for fused_name, parts in SIBLINGS.get(type(module), {}).items():
+            if groups is not None and fused_name not in groups:
+                continue
             layers = [getattr(module, p, None) for p in parts]
             if not all(isinstance(layer, VNMLinear) for layer in layers):
                 continue
@@ -711,7 +716,7 @@ def run_model(args, spec: ModelSpec, dtype_name: str, device, writer: Writer, bu
                     rep = sparsify_(model, cfg, spec.linear_filter)
                     note = f"{len(rep.converted)} layers as VNMLinear" + (f"; {len(rep.skipped)} skipped" if rep.skipped else "")
                     if args.fuse_siblings:
-                        note += f"; {len(fuse_siblings_(model))} fused sibling groups"
+                        note += f"; {len(fuse_siblings_(model, args.fuse_siblings))} fused sibling groups"
                     if args.feature_major_mlp:
                         note += f"; feature-major out on {len(feature_major_mlp_(model))}"
                     if rep.skipped:
@@ -906,9 +911,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--feature-major-mlp", action="store_true",
                    help="VNMLinear's feature_major_out on each MLP's up path (gate/up, c_fc, intermediate): "
                         "the next Linear reads its input with no transpose")
-    p.add_argument("--fuse-siblings", action="store_true",
-                   help="the LLaMA stack's q/k/v and gate/up VNMLinears as one layer each (VNMLinear.cat): "
-                        "one call, one transpose of their input (H200: faster at decode, slower at prefill, v258)")
+    p.add_argument("--fuse-siblings", nargs="?", const=",".join(n for named in SIBLINGS.values() for n in named),
+                   metavar="GROUPS",
+                   help="the LLaMA stack's sibling VNMLinears (qkv: q/k/v, gate_up: gate/up; comma-separated, default "
+                        "both) as one layer each (VNMLinear.cat): one call, one transpose of their input (H200, v258, "
+                        "v263: faster at decode; at prefill only gate_up with --feature-major-mlp, from 2:32)")
     return p
 
 
@@ -928,6 +935,12 @@ def _parse(args) -> Optional[str]:
     args.patterns = [str(c) if not c.is_2to4 else "2:4" for c in cfgs]
     if args.reps < 1 or args.llama_layers < 1:
         return "--reps and --llama-layers must be >= 1"
+    if args.fuse_siblings is not None:
+        known = [n for named in SIBLINGS.values() for n in named]
+        args.fuse_siblings = [g.strip() for g in args.fuse_siblings.split(",") if g.strip()]
+        bad = [g for g in args.fuse_siblings if g not in known]
+        if bad or not args.fuse_siblings:
+            return f"unknown --fuse-siblings group(s) {bad}; choose from {', '.join(known)}"
     return None
 
 
