@@ -168,6 +168,7 @@ class MLP(nn.Module):
 
 # Sibling Linears that read the same input, per module type of the LLaMA stack: fused name -> parts.
 SIBLINGS = {Attention: {"qkv": ("q_proj", "k_proj", "v_proj")}, MLP: {"gate_up": ("gate_proj", "up_proj")}}
+SIBLING_GROUPS = tuple(n for named in SIBLINGS.values() for n in named)
 
 
 def fuse_siblings_(model: nn.Module, groups=None) -> list[str]:
@@ -176,9 +177,8 @@ def fuse_siblings_(model: nn.Module, groups=None) -> list[str]:
     but the last in whole V-row blocks); returns the fused layers' names."""
     from .nn import VNMLinear
 
-    known = {n for named in SIBLINGS.values() for n in named}
-    if groups is not None and not set(groups) <= known:
-        raise ValueError(f"sibling groups are {sorted(known)}, got {sorted(set(groups) - known)}")
+    if groups is not None and not set(groups) <= set(SIBLING_GROUPS):
+        raise ValueError(f"sibling groups are {SIBLING_GROUPS}, got {sorted(set(groups) - set(SIBLING_GROUPS))}")
     fused = []
     for name, module in list(model.named_modules()):
         for fused_name, parts in SIBLINGS.get(type(module), {}).items():
@@ -911,7 +911,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--feature-major-mlp", action="store_true",
                    help="VNMLinear's feature_major_out on each MLP's up path (gate/up, c_fc, intermediate): "
                         "the next Linear reads its input with no transpose")
-    p.add_argument("--fuse-siblings", nargs="?", const=",".join(n for named in SIBLINGS.values() for n in named),
+    p.add_argument("--fuse-siblings", nargs="?", const=",".join(SIBLING_GROUPS),
                    metavar="GROUPS",
                    help="the LLaMA stack's sibling VNMLinears (qkv: q/k/v, gate_up: gate/up; comma-separated, default "
                         "both) as one layer each (VNMLinear.cat): one call, one transpose of their input (H200, v258, "
@@ -936,11 +936,10 @@ def _parse(args) -> Optional[str]:
     if args.reps < 1 or args.llama_layers < 1:
         return "--reps and --llama-layers must be >= 1"
     if args.fuse_siblings is not None:
-        known = [n for named in SIBLINGS.values() for n in named]
         args.fuse_siblings = [g.strip() for g in args.fuse_siblings.split(",") if g.strip()]
-        bad = [g for g in args.fuse_siblings if g not in known]
+        bad = [g for g in args.fuse_siblings if g not in SIBLING_GROUPS]
         if bad or not args.fuse_siblings:
-            return f"unknown --fuse-siblings group(s) {bad}; choose from {', '.join(known)}"
+            return f"unknown --fuse-siblings group(s) {bad}; choose from {', '.join(SIBLING_GROUPS)}"
     return None
 
 

@@ -33,8 +33,9 @@ FILE = "autotune.json"
 REPS = 5
 CALLS = 16  # calls a timed graph holds
 # A candidate replaces the heuristic's choice only when the tuner times it this much faster
-# (VNM_AUTOTUNE_MARGIN): its flushed, separated calls rank some candidates unlike a model's
-# back-to-back ones (v253b).
+# (VNM_AUTOTUNE_MARGIN): a candidate timed a few percent faster is often not faster in a model's run
+# (v253b, flushed timing: picks at T = 1 up to 24% slower than the heuristic's; v255: up to 16% with
+# the margin; v257, rotate timing with the margin: up to 4%).
 MARGIN = 0.05
 # How a candidate is timed: "rotate" (_rotated_ms: calls back to back, as a model's layers run, each on
 # its own copy of the weight's large operands, copies enough to exceed twice the L2; x stays, as a
