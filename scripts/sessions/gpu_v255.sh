@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # v255: autotune keeps the heuristic's choice unless a candidate is faster by a margin in its own timing
-# (VNM_AUTOTUNE_MARGIN), and T = 1 tuned too (TUNE_DECODE_TOKENS 1-8, set here for the run). v253b (no margin):
+# (VNM_AUTOTUNE_MARGIN), and T = 1 tuned too (TUNE_DECODE_TOKENS 1-8 then, the default since v259). v253b (no margin):
 # auto_tuned / auto time, geomean over the quick grid's 28 cells, T = 1 1.020 (0.89-1.24), T = 4 0.994
 # (0.82-1.08), T = 8 0.976 (0.76-1.15), T = 16 0.974 (0.82-1.02).
 # Prediction: with 5% no cell above 1.10, geomeans T = 1 <= 1.00, T = 4-16 0.97-0.99; with 10% fewer wins
@@ -13,9 +13,9 @@ tail -1 "$OUT/tests_autotune_v255.txt"
 for margin in ${MARGINS:-0.05}; do
   VNM_AUTOTUNE_MARGIN=$margin timeout 280 python -c "
 import sys
-from vnmsparse.kernels import autotune, spmm_wgmma_sp as W
+from vnmsparse.kernels import autotune
 autotune.clear()
-W.TUNE_DECODE_TOKENS = range(1, 9)
+autotune.TIMING = 'flush'  # (the default until v259)
 from vnmsparse.cli import main
 sys.exit(main(['bench', 'spmm', '--out', '$OUT', '--quick', '--tokens', '1,4,8,16', '--paths', 'auto,auto_tuned',
                '--tag', 'h200_v255_margin${margin/./}']))" > "$OUT/bench.txt" 2>&1

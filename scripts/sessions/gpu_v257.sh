@@ -2,7 +2,7 @@
 # v257: autotune timing candidates back to back over copies of the weight (TIMING "rotate":
 # as the benchmark and a model's layers meet their weights) instead of one call after an L2 flush (v253b-v255:
 # the flushed calls ranked some decode candidates unlike back-to-back ones). T = 1 tuned too (TUNE_DECODE_TOKENS
-# 1-8, set here), margin 5%. v255 ("flush", same margin): auto_tuned / auto T = 1 1.007 (0.90-1.16), T = 8 0.971
+# 1-8, set here then; the default since v259), margin 5%. v255 ("flush", same margin): auto_tuned / auto T = 1 1.007 (0.90-1.16), T = 8 0.971
 # (0.76-1.05).
 # Prediction: T = 1 and 8 geomeans <= 0.97, no cell above 1.05.
 #   OUT=$OUT [TOKENS=1,8] bash scripts/sessions/gpu_v257.sh      (~200 s warm)
@@ -12,10 +12,9 @@ timeout 90 python -m pytest -q -m gpu -p no:cacheprovider tests/test_autotune.py
 tail -1 "$OUT/tests_rotate_v257.txt"
 VNM_AUTOTUNE_MARGIN=0.05 timeout 280 python -c "
 import sys
-from vnmsparse.kernels import autotune, spmm_wgmma_sp as W
+from vnmsparse.kernels import autotune
 autotune.clear()
 autotune.TIMING = 'rotate'
-W.TUNE_DECODE_TOKENS = range(1, 9)
 from vnmsparse.cli import main
 sys.exit(main(['bench', 'spmm', '--out', '$OUT', '--quick', '--tokens', '${TOKENS:-1,8}', '--paths', 'auto,auto_tuned',
                '--tag', 'h200_v257_rotate']))" > "$OUT/bench.txt" 2>&1

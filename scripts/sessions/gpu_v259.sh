@@ -12,11 +12,9 @@ tuned() {  # tuned TAG BENCH_SPMM_ARGS...: auto and auto_tuned (rotate, T = 1-8 
   local tag=$1; shift
   VNM_AUTOTUNE_MARGIN=0.05 timeout 250 python - "$tag" "$@" > "$OUT/log_$tag.txt" 2>&1 <<'PY'
 import sys
-from vnmsparse.kernels import autotune, spmm_wgmma_sp as W
+from vnmsparse.kernels import autotune
 import os
 autotune.clear()
-autotune.TIMING = 'rotate'
-W.TUNE_DECODE_TOKENS = range(1, 9)
 from vnmsparse.cli import main
 sys.exit(main(['bench', 'spmm', '--out', os.environ['OUT'], '--paths', 'auto,auto_tuned', '--no-plot',
                '--tag', sys.argv[1]] + sys.argv[2:]))

@@ -914,8 +914,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fuse-siblings", nargs="?", const=",".join(SIBLING_GROUPS),
                    metavar="GROUPS",
                    help="the LLaMA stack's sibling VNMLinears (qkv: q/k/v, gate_up: gate/up; comma-separated, default "
-                        "both) as one layer each (VNMLinear.cat): one call, one transpose of their input (H200, v258, "
-                        "v263: faster at decode; at prefill only gate_up with --feature-major-mlp, from 2:32)")
+                        "both) as one layer each (VNMLinear.cat): one call, one transpose of their input (H200, v258-v264: "
+                        "faster at decode; at prefill only with --feature-major-mlp, at 2:32)")
     return p
 
 

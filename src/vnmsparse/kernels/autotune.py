@@ -211,23 +211,23 @@ def _rotated_ms(run: Callable[[int], object], copies: int) -> float:
     for i in range(copies):  # compiles, builds lazy layouts, touches every copy
         run(i)
     torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
     try:
-        with torch.cuda.graph(graph, capture_error_mode="thread_local"):
-            for i in range(calls):
-                run(i)
+        graph = _graph(run, calls)
     except RuntimeError:
         return _events_ms(lambda: [run(i) for i in range(calls)]) / calls
     return _replay_ms(graph) / calls
 
 
 def _flush_graph(flush: torch.Tensor, run) -> torch.cuda.CUDAGraph:
+    return _graph(lambda i: (flush.sum(), run is not None and run()), CALLS)
+
+
+def _graph(step: Callable[[int], object], calls: int) -> torch.cuda.CUDAGraph:
+    """A CUDA graph of step(0) ... step(calls - 1)."""
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph, capture_error_mode="thread_local"):
-        for _ in range(CALLS):
-            flush.sum()
-            if run is not None:
-                run()
+        for i in range(calls):
+            step(i)
     return graph
 
 

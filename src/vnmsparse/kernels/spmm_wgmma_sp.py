@@ -745,7 +745,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
                  and not spmm_mma_sp.is_feature_major(x2))
     plan = (spmm_mma_sp.preferred_decode_plan(x.device, ntok, r, k, v, m, x.dtype, image=True)
             if decodable and not (cols is not None and narrow_over_decode(ntok, r, k, v, m)) else None)
-    if decodable and autotune.enabled() and ntok in TUNE_DECODE_TOKENS and spmm_mma_sp.decode_route_on():
+    if decodable and autotune.enabled() and ntok <= TUNE_DECODE_MAX_TOKENS and spmm_mma_sp.decode_route_on():
         plans = spmm_mma_sp.decode_plans(x.device, ntok, r, values.shape[1], v, m, x.dtype, image=True)
         tuned = (_tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, plans, row_major, plan)
                  if plans else None)
@@ -883,12 +883,12 @@ def _heuristic_tile(ntok: int, r: int, v: int, sms: int, m: int, direct: int, k:
     return SLAB_TILES[tile] if direct == 3 else tile
 
 
-# Autotune times the decode kernel's plans beside the tiles at this many tokens: the route and the
+# Autotune times the decode kernel's plans beside the tiles up to this many tokens: the route and the
 # decode kernel's split count won by shape at T = 1-8 with no rule (v247-v250, H200: 10-30% on a third
-# of the cells). T = 1 only since the tuner times calls back to back (autotune.TIMING "rotate", v257:
+# of the cells). From T = 1 since the tuner times calls back to back (autotune.TIMING "rotate", v257:
 # 0.988 of the heuristic's time, 0.91-1.04); timed flushed and apart, T = 1 ran 0.7% slower, up to 16%
 # (v255).
-TUNE_DECODE_TOKENS = range(1, spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS + 1)
+TUNE_DECODE_MAX_TOKENS = spmm_mma_sp.DECODE_DEFAULT_MAX_TOKENS
 
 
 def _tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, plans, row_major, heuristic_plan):
