@@ -629,8 +629,8 @@ def test_gather_in_token_chunks(monkeypatch):
 
 
 def test_as_2_4_route_predicate(monkeypatch):
-    """64:2:8 runs as 2:4 from AS_2_4_MIN_TOKENS tokens on, for a TMA-readable X and at most
-    sms / 2 row tiles of 128, unless VNM_AS_2_4=0."""
+    """64:2:8 runs as 2:4 from AS_2_4_MIN_TOKENS tokens on (AS_2_4_MANY_ROWS_MIN_TOKENS on more than
+    sms / 2 row tiles of 128), for a TMA-readable X, unless VNM_AS_2_4=0."""
     import types
 
     import vnmsparse.kernels as kernels
@@ -650,6 +650,9 @@ def test_as_2_4_route_predicate(monkeypatch):
     assert kernels._as_2_4(big, tall, big.shape[0])
     tall.shape = (66 * 128 + 1, 512)  # 67 row tiles: a wave spans < 2 token tiles (LLaMA gate/up)
     assert not kernels._as_2_4(big, tall, big.shape[0])
+    many = torch.zeros(kernels.AS_2_4_MANY_ROWS_MIN_TOKENS, 512, dtype=torch.bfloat16)
+    assert kernels._as_2_4(many, tall, many.shape[0])  # ... but from enough tokens (v266)
+    assert not kernels._as_2_4(many[:-1], tall, many.shape[0] - 1)
     monkeypatch.setenv("VNM_AS_2_4", "0")
     assert not kernels._as_2_4(big, vw8, big.shape[0])
 

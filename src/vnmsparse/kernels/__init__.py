@@ -63,15 +63,19 @@ def _tma_readable(x) -> bool:
     return x.is_contiguous() and x.shape[-1] % 8 == 0
 
 
-# ... but not where a wave of CTAs spans fewer than 2 token tiles (more than sms / 2 row tiles of
-# 128): each of its 128-row tiles of the as-2:4 image (twice the compact bytes) is then read by
-# ~1 CTA at a time, from DRAM again for every token tile. LLaMA gate/up (11008 rows: 86 row tiles)
-# ran 5-12% faster gathered in grids v21, v24 and v24c (e.g. 753 vs 825 us at T = 8192), where
-# q/k/v/o and down (32 row tiles) run 0-14% faster as 2:4.
+# ... and on weights of more than sms / 2 row tiles of 128 (a wave of CTAs spans fewer than 2 token tiles,
+# so each row tile of the twice-as-large image is read again per token tile) from AS_2_4_MANY_ROWS_MIN_TOKENS
+# only. Grids v21-v24c had such weights 5-12% faster gathered; since the 2:4 kernel's cluster tile (v215) the
+# image wins from T = 1024 (v266, H200, 64:2:8, as 2:4 / gathered: LLaMA-7B gate/up and q/k/v fused, LLaMA-13B
+# and 70B gate/up, 22016 x 4096: geomean T = 1024 / 2048 / 4096 / 8192 0.925 / 0.903 / 0.904 / 0.894, every
+# cell 0.86-1.00; T = 256 / 512 0.99 / 1.00, cells 0.88-1.20).
+AS_2_4_MANY_ROWS_MIN_TOKENS = 1024
+
+
 def _as_2_4(x, vw, tokens: int) -> bool:
     if vw.cfg.m != 8 or vw.cfg.v % 128 == 0 or tokens < AS_2_4_MIN_TOKENS or os.environ.get("VNM_AS_2_4", "1").strip() == "0":
         return False
-    if 2 * -(-vw.shape[0] // 128) > spmm_wgmma_sp._sms(x.device.index or 0):
+    if 2 * -(-vw.shape[0] // 128) > spmm_wgmma_sp._sms(x.device.index or 0) and tokens < AS_2_4_MANY_ROWS_MIN_TOKENS:
         return False
     return _tma_readable(x)
 
