@@ -126,6 +126,11 @@ class VNMLinear(nn.Module):
                 raise ValueError(f"VNMLinear.from_vnm: bias must be a tensor of shape ({weight.out_features},), "
                                  f"got {getattr(bias, 'shape', type(bias).__name__)}")
             bias = bias.detach().to(device=weight.device, dtype=weight.dtype).clone()
+        return cls._wrap(weight, bias)
+
+    @classmethod
+    def _wrap(cls, weight: VNMWeight, bias: Optional[torch.Tensor]) -> "VNMLinear":
+        """from_vnm on a checked bias that the module may own (no copy)."""
         self = cls.__new__(cls)
         nn.Module.__init__(self)
         self._init(weight, bias)
@@ -174,8 +179,8 @@ class VNMLinear(nn.Module):
         if any(b is not None for b in biases):
             bias = torch.cat([b.detach() if b is not None else
                               torch.zeros(layer.out_features, dtype=weight.dtype, device=weight.device)
-                              for b, layer in zip(biases, layers)])
-        return cls.from_vnm(weight, bias)
+                              for b, layer in zip(biases, layers)]).to(device=weight.device, dtype=weight.dtype)
+        return cls._wrap(weight, bias)  # (the concatenation is a new tensor already)
 
     # ---------------------------------------------------------------------------------------
     # the packed weight and its kernel layout

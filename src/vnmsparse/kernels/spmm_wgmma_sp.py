@@ -871,7 +871,7 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
     steps = values.shape[1]  # the fragment image's (autotune runs on it only)
     return autotune.tile_and_splits(
         ("wgmma_sp", "wgmma_sp_tma", "wgmma_sp_tma_xt")[direct], x, r, k, ntok, v, m, _tune_tiles(cols, r, v, direct),
-        lambda t: choose_splits(t, ntok, r, steps, sms),
+        functools.partial(choose_splits, ntok=ntok, rows=r, steps=steps, sms=sms),
         lambda t, s, weights=(values, meta): spmm_sm90a(x, *weights, cols, bias, r, k, v, m, tile=t, splits=s,
                                                          tma_x=direct),
         _heuristic_tile(ntok, r, v, sms, m, direct, k), (values, meta))
@@ -898,7 +898,7 @@ def _tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, pla
     steps, sms = values.shape[1], _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
     plan_name = "decode/{}x{}/k{}".format
     configs = {plan_name(*p[:3]): (p, None, None) for p in plans}
-    splits_of = lambda t: choose_splits(t, ntok, r, steps, sms)  # noqa: E731
+    splits_of = functools.partial(choose_splits, ntok=ntok, rows=r, steps=steps, sms=sms)
     configs.update({name: (None, t, s) for name, (t, s) in autotune.tile_configs(
         _tune_tiles(cols, r, v, direct), splits_of).items()})
     if heuristic_plan is not None:
