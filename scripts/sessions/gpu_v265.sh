@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# v265 (prepared, not run): why 64:2:8 at K = 4096, T = 2048 runs ~10-15% slower per FLOP on 11008-12288 rows
+# v265 (run 2026-12-02; prediction refuted: the route, not the clock, NOTES v265): why 64:2:8 at K = 4096, T = 2048 runs ~10-15% slower per FLOP on 11008-12288 rows
 # than on 4096 (v259: 1097 against 953 dense-equivalent TFLOPS; v260: not A's DRAM traffic, not wave
 # quantisation). ncu (one kernel at a time, clocks not locked) of each: if the cycles per CTA tile match, the
 # loss is the clock under sustained load (power, as 2:4's prefill, v233), not the kernel; else the sections say
