@@ -337,7 +337,8 @@ def test_fragment_image_is_what_each_thread_loads():
             assert torch.equal(mfrag[0, step, wc, ks], words)
 
 
-@pytest.mark.parametrize("v,m,r,k", [(64, 8, 130, 520), (128, 16, 300, 1000), (64, 32, 64, 4096), (16, 4, 40, 88)])
+@pytest.mark.parametrize("v,m,r,k", [(64, 8, 130, 520), (128, 16, 300, 1000), (64, 32, 64, 4096), (16, 4, 40, 88),
+                                     (16, 16, 50, 96), (32, 32, 70, 200)])
 def test_layout_as_2_4_round_trip(v, m, r, k):
     cfg = vs.VNMConfig(v, 2, m)
     gen = torch.Generator().manual_seed(m)
@@ -629,7 +630,7 @@ def test_gather_in_token_chunks(monkeypatch):
 
 
 def test_as_2_4_route_predicate(monkeypatch):
-    """64:2:8 runs as 2:4 from AS_2_4_MIN_TOKENS tokens on (AS_2_4_MANY_ROWS_MIN_TOKENS on more than
+    """64:2:8 (and V % 64 != 0 up to M = 32) runs as 2:4 from AS_2_4_MIN_TOKENS tokens on (AS_2_4_MANY_ROWS_MIN_TOKENS on more than
     sms / 2 row tiles of 128), for a TMA-readable X, unless VNM_AS_2_4=0."""
     import types
 
@@ -643,6 +644,11 @@ def test_as_2_4_route_predicate(monkeypatch):
     assert kernels._as_2_4(big, vw8, big.shape[0])
     assert not kernels._as_2_4(big[:-1], vw8, big.shape[0] - 1)  # too few tokens
     assert not kernels._as_2_4(big, vw16, big.shape[0])  # M = 16: the gathered kernel is faster
+    for cfg in ("16:2:16", "32:2:32"):  # ... but for V % 64 != 0 (the mma.sp kernel's, v269)
+        small_v = vs.pack(random_vnm(128, 512, vs.VNMConfig.parse(cfg), torch.bfloat16, "cpu", gen), cfg)
+        assert kernels._as_2_4(big, small_v, big.shape[0])
+    small_v = vs.pack(random_vnm(128, 512, vs.VNMConfig(32, 2, 64), torch.bfloat16, "cpu", gen), "32:2:64")
+    assert not kernels._as_2_4(big, small_v, big.shape[0])  # (not measured past M = 32)
     vw8_128 = vs.pack(random_vnm(128, 512, vs.VNMConfig(128, 2, 8), torch.bfloat16, "cpu", gen), vs.VNMConfig(128, 2, 8))
     assert not kernels._as_2_4(big, vw8_128, big.shape[0])  # V = 128: so is the gathered kernel (v21)
     assert not kernels._as_2_4(big.t().contiguous().t(), vw8, big.shape[0])  # not row-major: no TMA
@@ -757,7 +763,8 @@ def test_as_2_4_path():
 
     path = spmm_paths("cuda")["wgmma_sp_as_2_4"]
     gen = torch.Generator().manual_seed(11)
-    for (v, m), (r, k, t) in itertools.product(((64, 8), (128, 16), (64, 32)), ((200, 1000, 300), (4096, 4096, 2048), (64, 520, 65))):
+    for (v, m), (r, k, t) in itertools.product(((64, 8), (128, 16), (64, 32), (16, 16), (32, 32)),
+                                               ((200, 1000, 300), (4096, 4096, 2048), (64, 520, 65))):
         cfg = vs.VNMConfig(v, 2, m)
         w = random_vnm(r, k, cfg, torch.bfloat16, "cuda", gen)
         x = torch.randn(t, k, generator=gen).bfloat16().cuda()
@@ -765,6 +772,9 @@ def test_as_2_4_path():
         ref = x.float() @ w.float().t() + b.float()
         y = path(x, vs.pack(w, cfg), b)
         assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2, (cfg, r, k, t)
+        if v % 64:  # small V goes this way by itself from AS_2_4_MIN_TOKENS (v269)
+            y = vs.spmm(x, vs.pack(w, cfg), b)
+            assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2, (cfg, r, k, t)
     x.requires_grad_(True)
     path(x, vs.pack(w, cfg), b).float().sum().backward()
     assert torch.allclose(x.grad.float(), w.float().sum(0).expand(t, k), rtol=1e-2, atol=1e-1)

@@ -72,8 +72,14 @@ def _tma_readable(x) -> bool:
 AS_2_4_MANY_ROWS_MIN_TOKENS = 1024
 
 
+# ... and so do V % 64 != 0 weights at M = 16 and 32 (no wgmma.sp row tile: gathered, they run the cp.async
+# mma.sp kernel): v269, H200, T = 2048 / 8192 over the quick grid's shapes, 16:2:16 / 32:2:16 / 16:2:32 / 32:2:32
+# 0.19 / 0.34 / 0.36 / 0.64x cuBLAS gathered against 1.29-1.31x as 2:4 (0.13-0.55 of the time in every cell).
+AS_2_4_SMALL_V_M = (8, 16, 32)
+
+
 def _as_2_4(x, vw, tokens: int) -> bool:
-    if vw.cfg.m != 8 or vw.cfg.v % 128 == 0 or tokens < AS_2_4_MIN_TOKENS or os.environ.get("VNM_AS_2_4", "1").strip() == "0":
+    if vw.cfg.m not in ((8,) if vw.cfg.v % 64 == 0 else AS_2_4_SMALL_V_M) or vw.cfg.v % 128 == 0 or tokens < AS_2_4_MIN_TOKENS or os.environ.get("VNM_AS_2_4", "1").strip() == "0":
         return False
     if 2 * -(-vw.shape[0] // 128) > spmm_wgmma_sp._sms(x.device.index or 0) and tokens < AS_2_4_MANY_ROWS_MIN_TOKENS:
         return False
