@@ -630,7 +630,7 @@ def test_gather_in_token_chunks(monkeypatch):
 
 
 def test_as_2_4_route_predicate(monkeypatch):
-    """64:2:8 (and V % 64 != 0 up to M = 32) runs as 2:4 from AS_2_4_MIN_TOKENS tokens on (AS_2_4_MANY_ROWS_MIN_TOKENS on more than
+    """64:2:8 (and V % 64 != 0: AS_2_4_SMALL_V_M, AS_2_4_SMALL_V) runs as 2:4 from AS_2_4_MIN_TOKENS tokens on (AS_2_4_MANY_ROWS_MIN_TOKENS on more than
     sms / 2 row tiles of 128), for a TMA-readable X, unless VNM_AS_2_4=0."""
     import types
 
@@ -647,8 +647,13 @@ def test_as_2_4_route_predicate(monkeypatch):
     for cfg in ("16:2:16", "32:2:32"):  # ... but for V % 64 != 0 (the mma.sp kernel's, v269)
         small_v = vs.pack(random_vnm(128, 512, vs.VNMConfig.parse(cfg), torch.bfloat16, "cpu", gen), cfg)
         assert kernels._as_2_4(big, small_v, big.shape[0])
-    small_v = vs.pack(random_vnm(128, 512, vs.VNMConfig(32, 2, 64), torch.bfloat16, "cpu", gen), "32:2:64")
-    assert not kernels._as_2_4(big, small_v, big.shape[0])  # (not measured past M = 32)
+    tall_small_v = types.SimpleNamespace(cfg=vs.VNMConfig(16, 2, 16), shape=(11008, 512))
+    assert kernels._as_2_4(big, tall_small_v, big.shape[0])  # small V: whatever the rows (v270)
+    for cfg, least in (("16:2:64", kernels.AS_2_4_MIN_TOKENS), ("32:2:64", 2048), ("32:2:128", None)):
+        small_v = types.SimpleNamespace(cfg=vs.VNMConfig.parse(cfg), shape=(128, 512))
+        x = torch.zeros(least or 8192, 512, dtype=torch.bfloat16)
+        assert kernels._as_2_4(x, small_v, x.shape[0]) == (least is not None), cfg
+        assert not kernels._as_2_4(x[:-1], small_v, x.shape[0] - 1) or least is None, cfg
     vw8_128 = vs.pack(random_vnm(128, 512, vs.VNMConfig(128, 2, 8), torch.bfloat16, "cpu", gen), vs.VNMConfig(128, 2, 8))
     assert not kernels._as_2_4(big, vw8_128, big.shape[0])  # V = 128: so is the gathered kernel (v21)
     assert not kernels._as_2_4(big.t().contiguous().t(), vw8, big.shape[0])  # not row-major: no TMA
@@ -763,7 +768,7 @@ def test_as_2_4_path():
 
     path = spmm_paths("cuda")["wgmma_sp_as_2_4"]
     gen = torch.Generator().manual_seed(11)
-    for (v, m), (r, k, t) in itertools.product(((64, 8), (128, 16), (64, 32), (16, 16), (32, 32)),
+    for (v, m), (r, k, t) in itertools.product(((64, 8), (128, 16), (64, 32), (16, 16), (32, 32), (16, 64)),
                                                ((200, 1000, 300), (4096, 4096, 2048), (64, 520, 65))):
         cfg = vs.VNMConfig(v, 2, m)
         w = random_vnm(r, k, cfg, torch.bfloat16, "cuda", gen)

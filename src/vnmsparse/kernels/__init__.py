@@ -72,14 +72,24 @@ def _tma_readable(x) -> bool:
 AS_2_4_MANY_ROWS_MIN_TOKENS = 1024
 
 
-# ... and so do V % 64 != 0 weights at M = 16 and 32 (no wgmma.sp row tile: gathered, they run the cp.async
-# mma.sp kernel): v269, H200, T = 2048 / 8192 over the quick grid's shapes, 16:2:16 / 32:2:16 / 16:2:32 / 32:2:32
-# 0.19 / 0.34 / 0.36 / 0.64x cuBLAS gathered against 1.29-1.31x as 2:4 (0.13-0.55 of the time in every cell).
+# ... and so do V % 64 != 0 weights (no wgmma.sp row tile: gathered, they run the cp.async mma.sp kernel) at
+# M <= 32 from AS_2_4_MIN_TOKENS on whatever their rows, and at the (V, M) of AS_2_4_SMALL_V from its token
+# count. H200, as 2:4 / gathered over the quick grid's shapes: v269 (T = 2048 / 8192) 16:2:16 / 32:2:16 / 16:2:32
+# / 32:2:32 0.19 / 0.34 / 0.36 / 0.64x cuBLAS gathered against 1.29-1.31x as 2:4; v270 LLaMA gate/up at T = 256
+# 0.22-0.72 of the gathered time; 16:2:64 0.47-0.77 at T = 256-8192; 32:2:64 and 16:2:128 1.22-1.24 at T = 256,
+# even at 1024, 0.81-0.95 from 2048; 32:2:128 1.32-1.78 at every T (gathered).
 AS_2_4_SMALL_V_M = (8, 16, 32)
+AS_2_4_SMALL_V = {(16, 64): AS_2_4_MIN_TOKENS, (32, 64): 2048, (16, 128): 2048}
 
 
 def _as_2_4(x, vw, tokens: int) -> bool:
-    if vw.cfg.m not in ((8,) if vw.cfg.v % 64 == 0 else AS_2_4_SMALL_V_M) or vw.cfg.v % 128 == 0 or tokens < AS_2_4_MIN_TOKENS or os.environ.get("VNM_AS_2_4", "1").strip() == "0":
+    v, m = vw.cfg.v, vw.cfg.m
+    if os.environ.get("VNM_AS_2_4", "1").strip() == "0":
+        return False
+    if v % 64:
+        least = AS_2_4_MIN_TOKENS if m in AS_2_4_SMALL_V_M else AS_2_4_SMALL_V.get((v, m))
+        return least is not None and tokens >= least and _tma_readable(x)
+    if m != 8 or v % 128 == 0 or tokens < AS_2_4_MIN_TOKENS:
         return False
     if 2 * -(-vw.shape[0] // 128) > spmm_wgmma_sp._sms(x.device.index or 0) and tokens < AS_2_4_MANY_ROWS_MIN_TOKENS:
         return False
