@@ -145,6 +145,56 @@ def test_read_rows_are_the_kept_columns():
         assert K.read_rows(cols.clone()) is None  # another tensor: every row
 
 
+def union_weight_as_read(values, meta, cols, r, k, v, m):
+    """The dense weight that the kernels read from a union layout: virtual group g's 4 columns are
+    offsets (the bytes of cols[row // 64, g]) into M window g >> shift, as the .cu's gshift computes."""
+    shift = K.union_shift(v, m)
+    gp = values.shape[1]
+    offs = cols.contiguous().view(torch.uint8).view(cols.shape[0], gp, 4).long()
+    codes = torch.stack([meta & 0xF, meta >> 4], -1).view(r, gp).long()
+    dense = torch.zeros(r, (gp >> shift) * m + m)
+    for row in range(r):
+        at = (torch.arange(gp) >> shift) * m
+        for j, slot in enumerate((codes[row] & 3, codes[row] >> 2)):
+            col = at + offs[row // K.UNION_ROWS].gather(1, slot.view(gp, 1)).flatten()
+            dense[row].index_put_((col,), values[row, :, j].float(), accumulate=True)
+    assert not dense[:, k:].any()  # (past K: zeros only, which the kernels' zero fill matches)
+    return dense[:, :k]
+
+
+@pytest.mark.parametrize("v,m,r,k", [(16, 64, 100, 300), (32, 32, 64, 256), (16, 128, 70, 1000), (32, 128, 33, 129),
+                                     (16, 32, 128, 64), (32, 16, 130, 4000), (16, 256, 64, 600)])
+def test_union_layout(v, m, r, k):
+    """The union layout (V < 64 on 64-row tiles) read as the kernels read it is the weight; it
+    decodes back to the canonical parts; its transpose mask is the union's columns below K."""
+    cfg = vs.VNMConfig(v, 2, m)
+    gen = torch.Generator().manual_seed(v + m + r)
+    w = random_vnm(r, k, cfg, torch.bfloat16, "cpu", gen)
+    vw = vs.pack(w, cfg)
+    values, meta, cols = K.build_union_layout(vw)
+    per = K.UNION_ROWS // v
+    assert K.union_m(v, m) == m | (per.bit_length() - 1) << 16 and K.effective_m(K.union_m(v, m)) == m // per
+    assert cols.shape == (-(-r // K.UNION_ROWS), values.shape[1]) and values.shape[1] % K.KS == 0
+    assert torch.equal(union_weight_as_read(values, meta, cols, r, k, v, m), w.float())
+    parts = K.canonical_from_union_layout(values, meta, cols, (r, k), cfg)
+    assert torch.equal(vs.format.unpack_parts(*parts, (r, k), cfg), w)
+    union = vs.format.union_columns(vw, K.UNION_ROWS)
+    read = {g * m + c for rb in union.tolist() for g, cs in enumerate(rb) for c in cs if g * m + c < k}
+    reads = K.read_rows(cols)
+    assert reads is None or set(reads.nonzero().flatten().tolist()) == read
+
+
+def test_union_layout_applies_where_it_gathers_less_than_the_window():
+    assert [K.union_shift(v, m) for v, m in ((16, 32), (16, 16), (32, 16), (32, 8), (64, 128), (128, 16),
+                                             (16, 256), (32, 256), (48, 128), (8, 64))] == \
+        [2, None, 1, None, None, None, 2, 1, None, 3]
+    vw = vs.pack(torch.zeros(64, 64, dtype=torch.bfloat16), vs.VNMConfig(64, 2, 16))
+    with pytest.raises(ValueError, match="union layout"):
+        K.build_union_layout(vw)
+    with pytest.raises(ValueError, match="multiple of V"):
+        vs.format.union_columns(vw, 96)
+
+
 @pytest.mark.parametrize("lines", [False, True])
 def test_xt_pitch(monkeypatch, lines):
     """X^T's row pitch: whole 16-byte rows, with XT_PITCH_LINES whole 128-byte lines past 64 tokens

@@ -10,6 +10,7 @@ backward.
 
 import itertools
 import subprocess
+import types
 
 import pytest
 import torch
@@ -783,6 +784,49 @@ def test_as_2_4_path():
     x.requires_grad_(True)
     path(x, vs.pack(w, cfg), b).float().sum().backward()
     assert torch.allclose(x.grad.float(), w.float().sum(0).expand(t, k), rtol=1e-2, atol=1e-1)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["wgmma_sp_union", "mma_sp_union"])
+def test_union_paths(name):
+    """V < 64 on 64-row tiles over the union of the blocks' columns (both kernels), through the op:
+    ragged R (not a multiple of V or 64) and K, T from 1, both dtypes, bias, K splits, a feature-major
+    out, backward."""
+    from vnmsparse.kernels import spmm_paths
+
+    paths = spmm_paths("cuda")
+    if name not in paths:
+        pytest.skip(f"{name} does not run on this GPU")
+    path = paths[name]
+    gen = torch.Generator().manual_seed(13)
+    cases = ((16, 32), (32, 16), (16, 64), (32, 64), (16, 128), (32, 128), (16, 256))
+    for i, ((v, m), t) in enumerate(itertools.product(cases, (1, 7, 64, 300, 1000, 4096))):
+        r, k = 200 + 8 * (i % 3) + (5 if i % 2 else 0), m * 23 + (3 if i % 2 else 0)
+        dtype = (torch.bfloat16, torch.float16)[i % 2]
+        assert path.skip_reason(t, types.SimpleNamespace(cfg=vs.VNMConfig(v, 2, m))) is None
+        check_case(lambda x, vw, b, out: path(x, vw, b), r, k, t, v, m, dtype, bool(i % 2 == 0), gen, what=name)
+    for (v, m), (r, k, t) in itertools.product(((16, 64), (32, 32)), ((4096, 4096, 2048), (1000, 11008, 333))):
+        check_case(lambda x, vw, b, out: path(x, vw, b), r, k, t, v, m, torch.bfloat16, True, gen, what=name)
+    cfg = vs.VNMConfig(16, 2, 64)
+    w = random_vnm(300, 1000, cfg, torch.bfloat16, "cuda", gen)
+    vw = vs.pack(w, cfg)
+    x = torch.randn(77, 1000, generator=gen).bfloat16().cuda()
+    ref = x.float() @ w.float().t()
+    if name == "wgmma_sp_union":
+        layout = W.layout_union(vw)
+        for splits in (1, 3):
+            y = W.spmm_sm90a_union(x, *layout, None, 300, 1000, 16, 64, splits=splits)
+            assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2, splits
+        yt = torch.full((300, 77), float("nan"), dtype=torch.bfloat16, device="cuda")
+        W.spmm_sm90a_union(x, *layout, None, 300, 1000, 16, 64, out=yt.t())
+        assert ((yt.t().float() - ref).norm() / ref.norm()).item() < 1e-2
+    else:
+        y = spmm_mma_sp.spmm_sm80_union(x, *spmm_mma_sp.union_layout_of(vw), None, 300, 1000, 16, 64, splits=3)
+        assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2
+    x.requires_grad_(True)
+    path(x, vw).float().sum().backward()
+    assert torch.allclose(x.grad.float(), w.float().sum(0).expand(77, 1000), rtol=1e-2, atol=1e-1)
+    assert paths[name].skip_reason(1, vs.pack(torch.zeros(64, 64, dtype=torch.bfloat16), vs.VNMConfig(64, 2, 8)))
 
 
 @pytest.mark.gpu

@@ -658,6 +658,26 @@ def unpack_parts(values, positions, columns, shape, cfg: VNMConfig) -> torch.Ten
     return dense[:, :k].contiguous().view(values.dtype)
 
 
+def union_columns(vw: VNMWeight, rows: int) -> torch.Tensor:
+    """For each block of ``rows`` rows (a multiple of V): the columns that its V-row blocks keep, as
+    offsets inside each group, topped up with the lowest others to 4 x rows / V, ascending: int64
+    [ceil(R / rows), G, 4 x rows / V]. A row keeps at most 2 of them (its own block's), so the
+    weight restricted to them is plain 2:4 over each 4 consecutive ones: what a kernel whose row tile
+    spans several V-row blocks gathers (the kernels' union layouts)."""
+    if not isinstance(vw, VNMWeight):
+        raise TypeError(f"union_columns expects a VNMWeight, got {type(vw).__name__}")
+    v, m = vw.cfg.v, vw.cfg.m
+    width = COLUMNS_PER_BLOCK * rows // v if rows % v == 0 else 0
+    if vw.columns is None or not 0 < width <= m:
+        raise ValueError(f"union_columns: rows must be a multiple of V with 4 x rows / V <= M on a V:2:M weight "
+                         f"(M > 4), got rows = {rows} for {vw.cfg}")
+    rb, g, _ = vw.columns.shape
+    per = rows // v
+    used = torch.zeros(-(-rb // per) * per, g, m, dtype=torch.bool, device=vw.device)
+    used[:rb].scatter_(2, vw.columns.long(), True)
+    return _first_slots(used.view(-1, per, g, m).any(1), width)
+
+
 _INT_OF_SIZE = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 

@@ -28,6 +28,11 @@ ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.canonical_from_layout
 ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT_AS_2_4] = spmm_wgmma_sp.spmm_sm90a_as_2_4
 ops.FEATURE_MAJOR_OUT_LAYOUTS.update((spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.LAYOUT_AS_2_4))  # Y^T by the epilogue (v137)
 ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT_AS_2_4] = spmm_wgmma_sp.canonical_from_layout_as_2_4
+ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_UNION] = spmm_mma_sp.spmm_sm80_union
+ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_UNION] = spmm_mma_sp.canonical_from_union_layout
+ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT_UNION] = spmm_wgmma_sp.spmm_sm90a_union
+ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT_UNION] = spmm_wgmma_sp.canonical_from_layout_union
+ops.FEATURE_MAJOR_OUT_LAYOUTS.add(spmm_wgmma_sp.LAYOUT_UNION)
 
 @functools.lru_cache(maxsize=None)
 def _best_kernel(device_index: int) -> int:
@@ -135,6 +140,12 @@ def _select(x, vw, bias):
 ops.OPERAND_SELECTORS.append(_select)
 
 
+def _union_skip(tokens: int, vw) -> str | None:
+    if spmm_mma_sp.union_shift(vw.cfg.v, vw.cfg.m) is None:
+        return "the union layout needs V < 64 dividing 64 and M > 4 x 64 / V"
+    return None
+
+
 def spmm_paths(device=None) -> dict:
     """name -> fn(x, vw, bias=None) for every SpMM implementation that runs on ``device``. A path
     that applies to some problems only has ``fn.skip_reason(tokens, vw)``: why not, or None."""
@@ -171,6 +182,13 @@ def spmm_paths(device=None) -> dict:
 
         ws.skip_reason = ws_skip
         paths["mma_sp_ws"] = ws
+
+        def mma_sp_union(x, vw, bias=None):
+            return ops.spmm_op(x, *spmm_mma_sp.union_layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m,
+                               spmm_mma_sp.LAYOUT_UNION)
+
+        mma_sp_union.skip_reason = _union_skip
+        paths["mma_sp_union"] = mma_sp_union
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device, bulk=True)[0]:
         paths["mma_sp_bulk"] = lambda x, vw, bias=None: ops.spmm_op(
             x, *spmm_mma_sp.layout_of(vw, True), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_BULK)
@@ -179,6 +197,13 @@ def spmm_paths(device=None) -> dict:
             x, *spmm_wgmma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_wgmma_sp.LAYOUT)
         paths["wgmma_sp_as_2_4"] = lambda x, vw, bias=None: ops.spmm_op(
             x, *spmm_wgmma_sp.layout_as_2_4(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_wgmma_sp.LAYOUT_AS_2_4)
+
+        def wgmma_sp_union(x, vw, bias=None):
+            return ops.spmm_op(x, *spmm_wgmma_sp.layout_union(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m,
+                               spmm_wgmma_sp.LAYOUT_UNION)
+
+        wgmma_sp_union.skip_reason = _union_skip
+        paths["wgmma_sp_union"] = wgmma_sp_union
     return paths
 
 

@@ -14,7 +14,7 @@ import weakref
 import torch
 
 from ..config import VNMConfig
-from ..format import VNMWeight
+from ..format import VNMWeight, pack, union_columns, unpack, unpack_parts
 from ..ops import spmm_reference  # noqa: F401  (the kernel's reference, imported by its tests)
 from . import autotune, jit
 
@@ -22,6 +22,7 @@ SOURCE = "spmm_mma_sp.cu"
 LAYOUT = "sm80"  # cp.async kernel, any GPU with Sparse Tensor Cores
 LAYOUT_BULK = "sm90"  # bulk-copy kernel, Hopper
 LAYOUT_DECODE = "sm90_decode"  # the sm90 tensors, run by the one-launch decode kernel where it applies
+LAYOUT_UNION = "sm80_union"  # V < 64: the union layout (below), cp.async kernel on 64-row tiles
 KS = 16  # groups per pipeline stage; must match KS in the .cu
 _PAD_CODE_BYTE = 0x44  # two padding groups with code (0, 1): valid ordered metadata
 _IDENTITY_COLUMNS = 0x03020100
@@ -237,7 +238,7 @@ def build_layout(vw: VNMWeight) -> tuple:
     if vw.columns is not None:
         cols = vw.columns.contiguous().view(torch.int32).view(vw.columns.shape[0], g)
         cols = _padded(cols, 1, gp, _IDENTITY_COLUMNS)
-        _note_read_rows(cols, vw.columns, k, vw.cfg.m)
+        _note_read_rows(cols, _read_columns(vw.columns, vw.cfg.m), k)
     return values, meta, cols
 
 
@@ -250,15 +251,19 @@ TRANSPOSE_READ_ROWS = True  # (A/B switch: False transposes every row)
 _READ_ROWS: dict[int, torch.Tensor] = {}
 
 
-def _note_read_rows(cols: torch.Tensor, columns: torch.Tensor, k: int, m: int) -> None:
-    """Keep, for the column words ``cols``, a uint8 [K] mask of the columns that ``columns``
-    (canonical [RB, G, 4] offsets) names, if it leaves enough of them out (not while torch.compile
-    traces, nor while a CUDA graph is captured: counting them reads the device)."""
-    if torch.compiler.is_compiling() or (columns.is_cuda and torch.cuda.is_current_stream_capturing()):
-        return
+def _read_columns(columns: torch.Tensor, m: int) -> torch.Tensor:
+    """The X columns that offsets ``columns`` [RB, G, n] (inside each group of m) name, flat."""
     g = columns.shape[1]
-    ks = (torch.arange(g, device=columns.device).view(1, g, 1) * m + columns.long()).flatten()
-    reads = torch.zeros(k + 1, dtype=torch.uint8, device=columns.device)
+    return (torch.arange(g, device=columns.device).view(1, g, 1) * m + columns.long()).flatten()
+
+
+def _note_read_rows(cols: torch.Tensor, ks: torch.Tensor, k: int) -> None:
+    """Keep, for the column words ``cols``, a uint8 [K] mask of the X columns ``ks`` that they
+    read, if it leaves enough of them out (not while torch.compile traces, nor while a CUDA graph
+    is captured: counting them reads the device)."""
+    if torch.compiler.is_compiling() or (ks.is_cuda and torch.cuda.is_current_stream_capturing()):
+        return
+    reads = torch.zeros(k + 1, dtype=torch.uint8, device=ks.device)
     reads[ks.clamp(max=k)] = 1  # (a tail group's columns past K are not read: they land on the spare row)
     reads = reads[:k]
     if int(reads.sum()) <= READ_ROWS_MAX_FRACTION * k:
@@ -313,6 +318,85 @@ def canonical_from_layout(values, meta, cols, shape, cfg: VNMConfig, bulk: bool 
 
 def layout_of(vw: VNMWeight, bulk: bool = False) -> tuple:
     return vw.layout(LAYOUT_BULK, build_bulk_layout) if bulk else vw.layout(LAYOUT, build_layout)
+
+
+# --------------------------------------------------------------------------------------------
+# union layout: a weight of V < 64 on row tiles of UNION_ROWS rows. A tile spans 64 / V row blocks;
+# it gathers the union of their kept columns (format.union_columns: 4 x 64 / V of every M, topped up),
+# on which the weight is plain 2:4. So B is shared by 64 rows (gathered X traffic as at V = 64) for
+# 64 / V times the math of the gathered form, or M / (4 x 64 / V) less than plain 2:4 over the full K.
+# The kernels see 4-column groups, 64 / V of them per M window: the window shift rides in m's high
+# half (the .cu's gshift), their A is a 2:4 weight over the gathered columns.
+
+UNION_ROWS = 64
+
+
+def union_shift(v: int, m: int) -> int | None:
+    """log2 of the 4-column groups per M window of the union layout, or None where it does not
+    apply: V % 64 == 0 (a row tile lies in one block) or 4 x 64 / V >= M (the union is the whole
+    window: that is plain 2:4, the as-2:4 image)."""
+    per = UNION_ROWS // v if v < UNION_ROWS and UNION_ROWS % v == 0 else 0
+    if not per or 4 * per >= m:
+        return None
+    return per.bit_length() - 1
+
+
+def union_m(v: int, m: int) -> int:
+    """The kernels' m argument of a union layout: M, and the window shift in the high half."""
+    return m | union_shift(v, m) << 16
+
+
+def effective_m(m: int) -> int:
+    """The M of the gathered V:2:M form doing the same math per gathered column as the kernels' m
+    argument (M, or a union layout's M / (64 / V)): what tile heuristics read."""
+    return (m & 0xFFFF) >> (m >> 16)
+
+
+def build_union_layout(vw: VNMWeight) -> tuple:
+    """(values, meta, cols) in the sm80 layout of the union form at row blocks of UNION_ROWS (V < 64
+    dividing it, 4 x 64 / V < M): values and meta of the weight restricted to its union columns, a
+    2:4 weight; cols [R / 64, Gp] column words, 64 / V per group of M."""
+    v, m = vw.cfg.v, vw.cfg.m
+    if union_shift(v, m) is None:
+        raise ValueError(f"the union layout needs V < {UNION_ROWS} dividing it and 4 x {UNION_ROWS} / V < M, "
+                         f"got {vw.cfg}")
+    r, k = vw.shape
+    g = vw.cfg.groups(k)
+    sel = union_columns(vw, UNION_ROWS)  # [R / 64, G, width]
+    width = sel.shape[2]
+    dense = unpack(vw)
+    bits = dense.view(torch.int16) if dense.element_size() == 2 else dense.view(torch.int32)
+    bits = torch.cat([bits, bits.new_zeros(r, g * m - k)], 1).view(r, g, m)  # (gathered as bits: NaNs kept)
+    compact = torch.gather(bits, 2, sel.repeat_interleave(UNION_ROWS, 0)[:r]).view(dense.dtype)
+    values, meta, _ = build_layout(pack(compact.reshape(r, g * width), VNMConfig(UNION_ROWS, 2, 4)))
+    words = sel.to(torch.uint8).reshape(sel.shape[0], -1).view(torch.int32)  # [R / 64, G x 64 / V]
+    cols = _padded(words, 1, values.shape[1], _IDENTITY_COLUMNS)
+    _note_read_rows(cols, _read_columns(sel, m), k)
+    return values, meta, cols
+
+
+def union_layout_of(vw: VNMWeight) -> tuple:
+    return vw.layout(LAYOUT_UNION, build_union_layout)
+
+
+def canonical_from_union_layout(values, meta, cols, shape, cfg: VNMConfig) -> tuple:
+    """The canonical (values, positions, columns) back from a union layout (sm80 form)."""
+    r, k = shape
+    g, m = cfg.groups(k), cfg.m
+    per = 1 << union_shift(cfg.v, m)
+    as24 = VNMConfig(UNION_ROWS, 2, 4)
+    compact = unpack_parts(*canonical_from_layout(values, meta, None, (r, 4 * per * g), as24), (r, 4 * per * g), as24)
+    sel = cols[:, :g * per].contiguous().view(torch.uint8).view(-1, g, 4 * per).long()
+    at = (_read_columns(sel, m).view(sel.shape[0], -1)).repeat_interleave(UNION_ROWS, 0)[:r]
+    dense = compact.new_zeros(r, g * m)
+    dense.scatter_(1, at, compact)
+    vw = pack(dense[:, :k], cfg)
+    return vw.values, vw.positions, vw.columns
+
+
+def spmm_sm80_union(x, values, meta, cols, bias, out_features, in_features, v, m, **kw):
+    """:func:`spmm_sm80` on the union layout of a V:2:M weight (V < 64): 64-row tiles."""
+    return spmm_sm80(x, values, meta, cols, bias, out_features, in_features, UNION_ROWS, union_m(v, m), **kw)
 
 
 # --------------------------------------------------------------------------------------------
@@ -462,9 +546,12 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
         if plan is not None:
             spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan)
             return y.view(*x.shape[:-1], r)
-    if tile is None and splits is None and not bulk and autotune.enabled():
+    union = m >> 16  # (a union layout's window shift: the cp.async kernel only, untuned)
+    if tile is None and splits is None and not bulk and autotune.enabled() and not union:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok)
     tile = tile or choose_tile(ntok, v, bulk, cols is not None, r, _sms(x.device.index or 0))
+    if union and (bulk or tile.producers):
+        raise ValueError(f"a union layout runs on the cp.async mma.sp kernel only, not tile {tile}")
     if tile.bulk != bulk or (bulk and tile.bm != row_tile(v)):
         raise ValueError(f"tile {tile} does not fit the {'sm90' if bulk else 'sm80'} layout of v={v}")
     if -(-ntok // tile.bn) > MAX_GRID_Y:  # the grid's y holds the token tiles: run in token chunks

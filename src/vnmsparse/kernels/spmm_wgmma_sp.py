@@ -573,6 +573,26 @@ def canonical_from_layout_as_2_4(values, meta, cols, shape, cfg) -> tuple:
     return vw.values, vw.positions, vw.columns
 
 
+# The union layout (spmm_mma_sp's, V < 64): its fragment image, run on the 64-row tiles of V = 64.
+LAYOUT_UNION = "wgmma_sp_union"
+
+
+def layout_union(vw: VNMWeight) -> tuple:
+    """(afrag, mfrag, cols) of the union layout, cached on the weight."""
+    return vw.layout(LAYOUT_UNION, lambda w: _frag(spmm_mma_sp.build_union_layout(w)))
+
+
+def spmm_sm90a_union(x, values, meta, cols, bias, out_features, in_features, v, m, **kw):
+    """:func:`spmm_sm90a` on the :func:`layout_union` operands of a V:2:M weight (V < 64)."""
+    return spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, spmm_mma_sp.UNION_ROWS,
+                      spmm_mma_sp.union_m(v, m), **kw)
+
+
+def canonical_from_layout_union(values, meta, cols, shape, cfg) -> tuple:
+    """The weight's canonical parts back from its union fragment image (for backward)."""
+    return spmm_mma_sp.canonical_from_union_layout(*sm80_from_frag_layout(values, meta, shape[0]), cols, shape, cfg)
+
+
 # --------------------------------------------------------------------------------------------
 # launch
 
@@ -741,8 +761,9 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     # LLaMA shapes -8..-25%, 4096 x 11008 T = 8 20.5 -> 15.7 us; 1024 x 4096 -10..0%), nor V:2:M
     # where narrow_over_decode says (v114), nor a feature-major x that the tiles read as it is (v143:
     # 4096^2 128:2:8 T = 8 10.6 us in the decode kernel, which reads rows, 6.6 on the narrow tile)
+    union = m >> 16  # (a union layout's window shift: no decode kernel, no slabs, no tuning)
     decodable = (a_regs and tile is None and splits is None and tma_x is None and not (m == 4 and direct)
-                 and not spmm_mma_sp.is_feature_major(x2))
+                 and not spmm_mma_sp.is_feature_major(x2) and not union)
     plan = (spmm_mma_sp.preferred_decode_plan(x.device, ntok, r, k, v, m, x.dtype, image=True)
             if decodable and not (cols is not None and narrow_over_decode(ntok, r, k, v, m)) else None)
     if decodable and autotune.enabled() and ntok <= TUNE_DECODE_MAX_TOKENS and spmm_mma_sp.decode_route_on():
@@ -759,7 +780,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         raise ValueError(f"tma_x=True needs m = 4, a 16-byte aligned base and a row-major x with K % 8 == 0 or a "
                          f"feature-major one with a row stride of a multiple of 8 (m = {m}, x strides {x2.stride()}, K = {k})")
     if tile is not None and tile.slab:
-        if not (cols is not None and m <= SLAB_M_MAX and _rows_by_tma(x2)):
+        if not (cols is not None and m <= SLAB_M_MAX and _rows_by_tma(x2)):  # (a union's m exceeds SLAB_M_MAX)
             raise ValueError(f"tile {tile} reads X in slabs: it needs V:2:M with M <= {SLAB_M_MAX} (got {m}) and a "
                              f"row-major x with K % 8 == 0 on a 16-byte aligned base (strides {x2.stride()}, K = {k})")
         direct = 3
@@ -774,10 +795,10 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         return _token_chunks(x, x2, row_major(), values, meta, cols, bias, r, k, v, m, tile, splits)
     xt, ldx, ntok_load = (x2, k, ntok) if direct else spmm_mma_sp.feature_major(x2, cols)
     sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
-    if tile is None and splits is None and autotune.enabled() and a_regs:
+    if tile is None and splits is None and autotune.enabled() and a_regs and not union:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct)
     chosen = tile is None
-    tile = tile or _heuristic_tile(ntok, r, v, sms, m, direct, k)
+    tile = tile or _heuristic_tile(ntok, r, v, sms, spmm_mma_sp.effective_m(m), direct, k)
     if not a_regs and tile.a_regs:
         tile = SMEM_A_TABLE[(tile.bm, tile.bn)]
     if a_regs != tile.a_regs:

@@ -229,6 +229,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const int wm = warp / WARPS_N, wn = warp % WARPS_N;
   const int row0 = blockIdx.x * BM, tok0 = blockIdx.y * BN;
   const int total_steps = Gp / KS;
+  // m's high half: log2 of the groups that share one M window (the union layout: the kept columns of
+  // several V-row blocks as one list of 4-column groups per window), 0 otherwise
+  const int gshift = m >> 16;
+  m &= 0xffff;
   const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
   const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp : nullptr;
@@ -254,7 +258,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       const int i = tid + j * NT;
       if (i < B_TASKS) {
         const int kr = i / TPR, c0 = (i % TPR) * CPT;
-        const int k = (g0 + kr / 4) * m + static_cast<int>((colw[j] >> (8 * (kr & 3))) & 0xffu);
+        const int k = ((g0 + kr / 4) >> gshift) * m + static_cast<int>((colw[j] >> (8 * (kr & 3))) & 0xffu);
         const bool ok_k = k < K;
         const T* src = xt + (ok_k ? static_cast<size_t>(k) * ldx + tok0 + c0 * 8 : 0);
 #pragma unroll

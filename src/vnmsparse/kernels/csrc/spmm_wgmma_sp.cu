@@ -304,6 +304,9 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   static_assert(CLUSTER == 1 || (TMA_X == 1 && !SPLIT && BM <= 128 && (CLUSTER == 2 || CLUSTER == 4)),
                 "X multicast over a cluster of row tiles: plain 2:4 by TMA, no K splits");
 #if VNM_HAS_WGMMA
+  // m's high half: log2 of the groups that share one M window (the union layout, as in spmm_mma_sp.cu)
+  const int gshift = m >> 16;
+  m &= 0xffff;
   using P = wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST, COPY_STEPS, YT>;
   // (the 256 x 128 tile's X^T variant spilled 12 bytes with the late preload)
   constexpr bool PRELOAD_LATE = VNM_WG_PRELOAD_LATE && MB == 1;
@@ -423,8 +426,12 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
     const int myrow = lane & (RPW - 1);  // stage row 16w + myrow: group 4w + myrow / 4, slot myrow % 4
     // (this lane's X column, from its group's column word: slot myrow % 4 of group g0 + 4w + myrow / 4;
     // and where chunk c of stage row `row` lands in B)
-    auto lane_column = [&](int g0, u32 word) {
-      return (g0 + warp * (RPW / 4) + myrow / 4) * m + static_cast<int>((word >> (8 * (myrow & 3))) & 0xffu);
+    // (a union layout's groups share M windows: group g's window is g >> gshift; a stage's KS groups
+    // start at a multiple of KS >= 1 << gshift, so (g0 + j) >> gshift = g0 >> gshift + j >> gshift, and
+    // the per-stage term is a constant: kept as two registers, the per-lane one and the step's)
+    const int lane_base = ((warp * (RPW / 4) + myrow / 4) >> gshift) * m, step_columns = (KS >> gshift) * m;
+    auto lane_column = [&](int step, u32 word) {
+      return step * step_columns + lane_base + static_cast<int>((word >> (8 * (myrow & 3))) & 0xffu);
     };
     auto chunk_at = [&](u32 stage_base, int row) {
       return stage_base + row * GB::SW + 16 * ((c & (GB::CHUNKS - 1)) ^ ((row >> GB::ROW_SHIFT) & (GB::CHUNKS - 1)));
@@ -562,7 +569,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           }
         }
         if constexpr (!TMA_X && !VNM_WG_SKIP_B) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
-          const int kmine = lane_column(g0, wcur);
+          const int kmine = lane_column(step, wcur);
           const u32 base = b_lane + s * P::B;
 #pragma unroll
           for (int i = 0; i < RPW / RPI; ++i) {
