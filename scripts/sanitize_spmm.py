@@ -36,6 +36,10 @@ CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (2000, 1000, 5, "64:2:16", torch.bfloat16, True, 3),  # ... the 64-row one, ragged R and K
     (4000, 1000, 250, "2:4", torch.bfloat16, True, None),  # mid T: the 128 x 128 prefill tile, 2 K splits (v132)
     (1100, 2048, 24, "128:2:16", torch.bfloat16, True, 3),  # X in slabs (v200), ragged R and T
+    (200, 1003, 77, "16:2:64", torch.bfloat16, True, None),  # the union layout (v271), ragged R, K and T
+    (1000, 4096, 300, "32:2:32", torch.float16, False, 3),  # ... K splits
+    (333, 1000, 1000, "32:2:128", torch.bfloat16, True, None),  # ... persistent tiles
+    (130, 520, 20, "16:2:32", torch.bfloat16, False, 2),  # ... a narrow tile
 ]
 
 ap = argparse.ArgumentParser()
@@ -70,6 +74,11 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     if ARGS.cp_async_only:
         check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} cp.async")
         continue
+    if K.union_shift(cfg.v, cfg.m) is not None and not ONLY:  # the union layout on both kernels (v271)
+        check(K.spmm_sm80_union(x, *K.union_layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} union")
+        if W.supported(torch.device("cuda"))[0]:
+            check(W.spmm_sm90a_union(x, *W.layout_union(vw), b, r, k, cfg.v, cfg.m, splits=splits),
+                  f"splits={splits} wgmma union")
     for bulk in (False, True) if K.supported(torch.device("cuda"), bulk=True)[0] and not ONLY else ():
         launch = K.spmm_sm90 if bulk else K.spmm_sm80
         check(launch(x, *K.layout_of(vw, bulk), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} bulk={bulk}")

@@ -631,7 +631,7 @@ def test_gather_in_token_chunks(monkeypatch):
 
 
 def test_as_2_4_route_predicate(monkeypatch):
-    """64:2:8 (and V % 64 != 0: AS_2_4_SMALL_V_M, AS_2_4_SMALL_V) runs as 2:4 from AS_2_4_MIN_TOKENS tokens on (AS_2_4_MANY_ROWS_MIN_TOKENS on more than
+    """64:2:8 (and V % 64 != 0 at AS_2_4_SMALL_V_M but where the union layout gathers more) runs as 2:4 from AS_2_4_MIN_TOKENS tokens on (AS_2_4_MANY_ROWS_MIN_TOKENS on more than
     sms / 2 row tiles of 128), for a TMA-readable X, unless VNM_AS_2_4=0."""
     import types
 
@@ -645,16 +645,14 @@ def test_as_2_4_route_predicate(monkeypatch):
     assert kernels._as_2_4(big, vw8, big.shape[0])
     assert not kernels._as_2_4(big[:-1], vw8, big.shape[0] - 1)  # too few tokens
     assert not kernels._as_2_4(big, vw16, big.shape[0])  # M = 16: the gathered kernel is faster
-    for cfg in ("16:2:16", "32:2:32"):  # ... but for V % 64 != 0 (the mma.sp kernel's, v269)
+    for cfg in ("16:2:16", "16:2:32", "32:2:16"):  # ... but for V % 64 != 0 (the mma.sp kernel's, v269)
         small_v = vs.pack(random_vnm(128, 512, vs.VNMConfig.parse(cfg), torch.bfloat16, "cpu", gen), cfg)
         assert kernels._as_2_4(big, small_v, big.shape[0])
     tall_small_v = types.SimpleNamespace(cfg=vs.VNMConfig(16, 2, 16), shape=(11008, 512))
     assert kernels._as_2_4(big, tall_small_v, big.shape[0])  # small V: whatever the rows (v270)
-    for cfg, least in (("16:2:64", kernels.AS_2_4_MIN_TOKENS), ("32:2:64", 2048), ("32:2:128", None)):
+    for cfg in ("32:2:32", "16:2:64", "32:2:64", "32:2:128"):  # the union layout's (v271)
         small_v = types.SimpleNamespace(cfg=vs.VNMConfig.parse(cfg), shape=(128, 512))
-        x = torch.zeros(least or 8192, 512, dtype=torch.bfloat16)
-        assert kernels._as_2_4(x, small_v, x.shape[0]) == (least is not None), cfg
-        assert not kernels._as_2_4(x[:-1], small_v, x.shape[0] - 1) or least is None, cfg
+        assert not kernels._as_2_4(torch.zeros(8192, 512, dtype=torch.bfloat16), small_v, 8192), cfg
     vw8_128 = vs.pack(random_vnm(128, 512, vs.VNMConfig(128, 2, 8), torch.bfloat16, "cpu", gen), vs.VNMConfig(128, 2, 8))
     assert not kernels._as_2_4(big, vw8_128, big.shape[0])  # V = 128: so is the gathered kernel (v21)
     assert not kernels._as_2_4(big.t().contiguous().t(), vw8, big.shape[0])  # not row-major: no TMA
@@ -667,6 +665,50 @@ def test_as_2_4_route_predicate(monkeypatch):
     assert not kernels._as_2_4(many[:-1], tall, many.shape[0] - 1)
     monkeypatch.setenv("VNM_AS_2_4", "0")
     assert not kernels._as_2_4(big, vw8, big.shape[0])
+
+
+def test_union_route(monkeypatch):
+    """V < 64 where the union gathers fewer columns than M: the union layout from UNION_MIN_TOKENS by
+    effective M on sm_90a (as 2:4 first at effective M = 8), UNION_MMA_SP_MIN_TOKENS on the mma.sp kernel;
+    a compiled graph's one layout at effective M <= 16 on sm_90a only; never with VNM_UNION=0."""
+    import types
+
+    import vnmsparse.kernels as kernels
+
+    monkeypatch.setattr(spmm_mma_sp, "union_layout_of", lambda vw: ("sm80 union",))
+    monkeypatch.setattr(W, "layout_union", lambda vw: ("fragment union",))
+    monkeypatch.setattr(spmm_mma_sp, "decode_preferred", lambda *a, **kw: False)
+    monkeypatch.setattr(spmm_mma_sp, "layout_of", lambda vw, bulk=False: ("sm80",))
+    monkeypatch.setattr(W, "layout_of", lambda vw: ("fragment image",))
+    monkeypatch.setattr(W, "layout_as_2_4", lambda vw: ("as 2:4",))
+
+    def x_of(tokens):  # (what _select reads of a row-major CUDA x)
+        return types.SimpleNamespace(shape=(tokens, 512), device=torch.device("cuda", 0), dtype=torch.bfloat16,
+                                     numel=lambda: tokens * 512, is_contiguous=lambda: True)
+
+    wg_union, sm80_union = (W.LAYOUT_UNION, ("fragment union",)), (spmm_mma_sp.LAYOUT_UNION, ("sm80 union",))
+    for kind in (3, 1):
+        monkeypatch.setattr(kernels, "best_kernel", lambda index, kind=kind: kind)
+        want = wg_union if kind == 3 else sm80_union
+        table = kernels.UNION_MIN_TOKENS if kind == 3 else kernels.UNION_MMA_SP_MIN_TOKENS
+        for pattern, m_eff in (("16:2:32", 8), ("32:2:32", 16), ("16:2:64", 16), ("32:2:64", 32), ("16:2:128", 32), ("32:2:128", 64),
+                               ("16:2:100", 25)):
+            vw = types.SimpleNamespace(device=torch.device("cuda", 0), dtype=torch.bfloat16,
+                                       cfg=vs.VNMConfig.parse(pattern), shape=(4096, 512))
+            least = next(t for most, t in table if m_eff <= most)
+            assert kernels._select(x_of(least), vw, None) == want, pattern
+            assert kernels._select(x_of(least - 1), vw, None) != want, pattern
+            assert (kernels._select(None, vw, None) == want) == (kind == 3 and m_eff <= 16), pattern
+            if kind == 3 and m_eff == 8:  # as 2:4 from AS_2_4_MIN_TOKENS (v271)
+                assert kernels._select(x_of(kernels.AS_2_4_MIN_TOKENS), vw, None)[0] == W.LAYOUT_AS_2_4
+            monkeypatch.setenv("VNM_UNION", "0")
+            assert kernels._select(x_of(8192), vw, None) != want
+            monkeypatch.delenv("VNM_UNION")
+        for pattern in ("64:2:32", "16:2:16", "32:2:8"):  # no union: a row tile in one block, or the whole window
+            vw = types.SimpleNamespace(device=torch.device("cuda", 0), dtype=torch.bfloat16,
+                                       cfg=vs.VNMConfig.parse(pattern), shape=(4096, 512))
+            assert kernels._select(x_of(8192), vw, None)[0] not in \
+                (W.LAYOUT_UNION, spmm_mma_sp.LAYOUT_UNION)
 
 
 def test_layout_for_every_token_count_is_the_shared_one(monkeypatch):

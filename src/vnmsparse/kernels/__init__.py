@@ -78,13 +78,11 @@ AS_2_4_MANY_ROWS_MIN_TOKENS = 1024
 
 
 # ... and so do V % 64 != 0 weights (no wgmma.sp row tile: gathered, they run the cp.async mma.sp kernel) at
-# M <= 32 from AS_2_4_MIN_TOKENS on whatever their rows, and at the (V, M) of AS_2_4_SMALL_V from its token
-# count. H200, as 2:4 / gathered over the quick grid's shapes: v269 (T = 2048 / 8192) 16:2:16 / 32:2:16 / 16:2:32
-# / 32:2:32 0.19 / 0.34 / 0.36 / 0.64x cuBLAS gathered against 1.29-1.31x as 2:4; v270 LLaMA gate/up at T = 256
-# 0.22-0.72 of the gathered time; 16:2:64 0.47-0.77 at T = 256-8192; 32:2:64 and 16:2:128 1.22-1.24 at T = 256,
-# even at 1024, 0.81-0.95 from 2048; 32:2:128 1.32-1.78 at every T (gathered).
+# M <= 32 from AS_2_4_MIN_TOKENS on whatever their rows, but where the union layout (below) gathers less than
+# twice the columns of 2:8. H200, as 2:4 / gathered over the quick grid's shapes: v269 (T = 2048 / 8192) 16:2:16 /
+# 32:2:16 / 16:2:32 / 32:2:32 0.19 / 0.34 / 0.36 / 0.64x cuBLAS gathered against 1.29-1.31x as 2:4; v270 LLaMA
+# gate/up at T = 256 0.22-0.72 of the gathered time.
 AS_2_4_SMALL_V_M = (8, 16, 32)
-AS_2_4_SMALL_V = {(16, 64): AS_2_4_MIN_TOKENS, (32, 64): 2048, (16, 128): 2048}
 
 
 def _as_2_4(x, vw, tokens: int) -> bool:
@@ -92,13 +90,41 @@ def _as_2_4(x, vw, tokens: int) -> bool:
     if os.environ.get("VNM_AS_2_4", "1").strip() == "0":
         return False
     if v % 64:
-        least = AS_2_4_MIN_TOKENS if m in AS_2_4_SMALL_V_M else AS_2_4_SMALL_V.get((v, m))
-        return least is not None and tokens >= least and _tma_readable(x)
+        shift = spmm_mma_sp.union_shift(v, m)
+        return (m in AS_2_4_SMALL_V_M and (shift is None or m >> shift <= 8) and tokens >= AS_2_4_MIN_TOKENS
+                and _tma_readable(x))
     if m != 8 or v % 128 == 0 or tokens < AS_2_4_MIN_TOKENS:
         return False
     if 2 * -(-vw.shape[0] // 128) > spmm_wgmma_sp._sms(x.device.index or 0) and tokens < AS_2_4_MANY_ROWS_MIN_TOKENS:
         return False
     return _tma_readable(x)
+
+
+# The union layout (spmm_mma_sp.build_union_layout): V < 64 on 64-row tiles over the union of their blocks'
+# kept columns, 64 / V column groups per M window, i.e. the gathered form of V = 64 at M / (64 / V) (the
+# "effective M"). H200, geomean x cuBLAS over the quick grid's shapes (v271-v272), before / union: wgmma.sp at
+# T >= 2048 32:2:32 and 16:2:64 1.23-1.44 (as 2:4) / 1.69-1.71, 32:2:64 and 16:2:128 1.23-1.44 / 2.50-2.59, 32:2:128
+# 1.75-1.86 (mma.sp) / 3.27-3.47; at effective M = 8 (16:2:32, 32:2:16) as 2:4 leads from T = 256 (union 0.75-0.95
+# of it). Union over the best other path by T: effective M <= 16 T = 8 0.95-1.01, T = 16-128 1.01-1.44; M = 32
+# T = 16-32 0.89-1.06, T = 64 1.10-1.11, T >= 128 1.03-2.04; M >= 64 T = 64-256 0.95-1.09, T >= 1024 1.54-1.87;
+# T <= 4 the decode kernel leads (T = 1: 0.66-0.96). UNION_MIN_TOKENS: (effective M at most, tokens from).
+UNION_MIN_TOKENS = ((16, 16), (32, 64), (256, 1024))
+# The mma.sp kernel (sm_80-89, measured on the H200), union / gathered: effective M <= 16 T = 256 1.07-1.22,
+# T >= 1024 1.27-1.54, T <= 128 0.81-1.15; M >= 32 T >= 1024 1.10-1.39, T = 256 0.90-1.01.
+UNION_MMA_SP_MIN_TOKENS = ((16, 256), (256, 1024))
+
+
+def _union(vw, tokens: int | None, wgmma: bool) -> bool:
+    """Whether a call of ``tokens`` (None: every T, a compiled graph's one layout) runs the union
+    layout (VNM_UNION=0: never)."""
+    shift = spmm_mma_sp.union_shift(vw.cfg.v, vw.cfg.m)
+    if shift is None or os.environ.get("VNM_UNION", "1").strip() == "0":
+        return False
+    m_eff = vw.cfg.m >> shift
+    if tokens is None:  # (at T = 1 even with the mma.sp layout the graph keeps otherwise: 0.97-1.07, v272)
+        return wgmma and m_eff <= 16
+    least = next(t for most, t in (UNION_MIN_TOKENS if wgmma else UNION_MMA_SP_MIN_TOKENS) if m_eff <= most)
+    return tokens >= least
 
 
 def _select(x, vw, bias):
@@ -118,12 +144,15 @@ def _select(x, vw, bias):
     # cp.async one at every T and pattern on the H200 (grid v37, geomean over 4 shapes, 64:2:8 ...
     # 128:2:128: T <= 8 1.27-3.14x vs 1.16-3.08x, T = 16-64 1.22-2.92x vs 0.99-2.69x, T >= 2048
     # 1.08-3.69x vs 0.51-3.16x); for V % 64 != 0 its layout is the cp.async kernel's, which it runs.
+    tokens = None if x is None else x.numel() // max(1, x.shape[-1])
+    if kind == 3 and x is not None and _as_2_4(x, vw, tokens):
+        return spmm_wgmma_sp.LAYOUT_AS_2_4, spmm_wgmma_sp.layout_as_2_4(vw)
+    if _union(vw, tokens, kind == 3):
+        return ((spmm_wgmma_sp.LAYOUT_UNION, spmm_wgmma_sp.layout_union(vw)) if kind == 3
+                else (spmm_mma_sp.LAYOUT_UNION, spmm_mma_sp.union_layout_of(vw)))
     if kind == 3 and x is None:
         return spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.layout_of(vw)
     if kind == 3 and x is not None:
-        tokens = x.numel() // max(1, x.shape[-1])
-        if _as_2_4(x, vw, tokens):
-            return spmm_wgmma_sp.LAYOUT_AS_2_4, spmm_wgmma_sp.layout_as_2_4(vw)
         # 1-8 tokens (16 on weights of few rows at M >= 8, v81): the one-launch decode kernel (plain
         # 2:4 only where X cannot be read by TMA, v89: spmm_sm90a decides); past that the wgmma.sp
         # kernel at every T, K split within one wave (v37 grid, T = 16-32: 1.27-2.13x vs 1.18-2.06x on the cp.async
