@@ -631,7 +631,7 @@ def test_gather_in_token_chunks(monkeypatch):
 
 
 def test_as_2_4_route_predicate(monkeypatch):
-    """64:2:8 (and V % 64 != 0 at AS_2_4_SMALL_V_M but where the union layout gathers more) runs as 2:4 from AS_2_4_MIN_TOKENS tokens on (AS_2_4_MANY_ROWS_MIN_TOKENS on more than
+    """64:2:8 (and V % 64 != 0 where the union layout gathers at least half the window) runs as 2:4 from AS_2_4_MIN_TOKENS tokens on (AS_2_4_MANY_ROWS_MIN_TOKENS on more than
     sms / 2 row tiles of 128), for a TMA-readable X, unless VNM_AS_2_4=0."""
     import types
 
@@ -648,6 +648,11 @@ def test_as_2_4_route_predicate(monkeypatch):
     for cfg in ("16:2:16", "16:2:32", "32:2:16"):  # ... but for V % 64 != 0 (the mma.sp kernel's, v269)
         small_v = vs.pack(random_vnm(128, 512, vs.VNMConfig.parse(cfg), torch.bfloat16, "cpu", gen), cfg)
         assert kernels._as_2_4(big, small_v, big.shape[0])
+    for cfg, least in (("16:2:8", 2), ("16:2:16", 2), ("32:2:8", 2), ("16:2:12", 2), ("16:2:32", 256), ("16:2:10", None)):
+        small_v = types.SimpleNamespace(cfg=vs.VNMConfig.parse(cfg), shape=(128, 512))  # (v275: as 2:4 from 2 tokens
+        x = torch.zeros(least or 8192, 512, dtype=torch.bfloat16)  # where the window is the union)
+        assert kernels._as_2_4(x, small_v, x.shape[0]) == (least is not None), cfg
+        assert not kernels._as_2_4(x[:-1], small_v, x.shape[0] - 1), cfg
     tall_small_v = types.SimpleNamespace(cfg=vs.VNMConfig(16, 2, 16), shape=(11008, 512))
     assert kernels._as_2_4(big, tall_small_v, big.shape[0])  # small V: whatever the rows (v270)
     for cfg in ("32:2:32", "16:2:64", "32:2:64", "32:2:128"):  # the union layout's (v271)
@@ -745,7 +750,7 @@ def test_op_routes_by_pattern_and_tokens(monkeypatch):
     monkeypatch.setattr(spmm_mma_sp, "spmm_decode", lambda *a, image=False: images.append(image) or decode(*a, image=image))
     for pattern, t, want in (("2:4", 1, W.LAYOUT), ("2:4", 4, W.LAYOUT), ("2:4", 8, W.LAYOUT), ("2:4", 9, W.LAYOUT),
                              ("2:4", 300, W.LAYOUT), ("64:2:8", 1, W.LAYOUT), ("64:2:8", 8, W.LAYOUT),
-                             ("64:2:8", 16, W.LAYOUT), ("32:2:8", 4, spmm_mma_sp.LAYOUT_DECODE),
+                             ("64:2:8", 16, W.LAYOUT), ("32:2:8", 1, spmm_mma_sp.LAYOUT_DECODE),
                              ("64:2:8", 100, W.LAYOUT), ("64:2:8", 300, W.LAYOUT_AS_2_4),
                              ("64:2:16", 300, W.LAYOUT)):
         for disable in (False, True):
@@ -812,7 +817,7 @@ def test_as_2_4_path():
     path = spmm_paths("cuda")["wgmma_sp_as_2_4"]
     gen = torch.Generator().manual_seed(11)
     for (v, m), (r, k, t) in itertools.product(((64, 8), (128, 16), (64, 32), (16, 16), (32, 32), (16, 64)),
-                                               ((200, 1000, 300), (4096, 4096, 2048), (64, 520, 65))):
+                                               ((200, 1000, 300), (4096, 4096, 2048), (64, 520, 65), (300, 1000, 3))):
         cfg = vs.VNMConfig(v, 2, m)
         w = random_vnm(r, k, cfg, torch.bfloat16, "cuda", gen)
         x = torch.randn(t, k, generator=gen).bfloat16().cuda()
@@ -820,7 +825,7 @@ def test_as_2_4_path():
         ref = x.float() @ w.float().t() + b.float()
         y = path(x, vs.pack(w, cfg), b)
         assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2, (cfg, r, k, t)
-        if v % 64:  # small V goes this way by itself from AS_2_4_MIN_TOKENS (v269)
+        if v % 64:  # small V goes this way by itself (v269, v275), or on the union layout (v271)
             y = vs.spmm(x, vs.pack(w, cfg), b)
             assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2, (cfg, r, k, t)
     x.requires_grad_(True)

@@ -77,12 +77,12 @@ def _tma_readable(x) -> bool:
 AS_2_4_MANY_ROWS_MIN_TOKENS = 1024
 
 
-# ... and so do V % 64 != 0 weights (no wgmma.sp row tile: gathered, they run the cp.async mma.sp kernel) at
-# M <= 32 from AS_2_4_MIN_TOKENS on whatever their rows, but where the union layout (below) gathers less than
-# twice the columns of 2:8. H200, as 2:4 / gathered over the quick grid's shapes: v269 (T = 2048 / 8192) 16:2:16 /
-# 32:2:16 / 16:2:32 / 32:2:32 0.19 / 0.34 / 0.36 / 0.64x cuBLAS gathered against 1.29-1.31x as 2:4; v270 LLaMA
-# gate/up at T = 256 0.22-0.72 of the gathered time.
-AS_2_4_SMALL_V_M = (8, 16, 32)
+# ... and so do V % 64 != 0 weights (no wgmma.sp row tile: gathered, they run the cp.async mma.sp kernel) whose
+# window is their union (below: 16:2:8, 16:2:16, 32:2:8) from AS_2_4_SMALL_V_MIN_TOKENS, and those whose union
+# is half the window (16:2:32, 32:2:16) from AS_2_4_MIN_TOKENS. H200, geomean x cuBLAS over the quick grid's shapes,
+# as 2:4 / before: v269 (T = 2048 / 8192) 1.29-1.31x against 0.19-0.64x gathered; v274-v275 (16:2:8, 32:2:8, 16:2:16)
+# T = 1 1.69-1.73 / 1.67-2.10 (the decode kernel), T = 2 1.65-1.69 / 1.42-1.65, T = 4-128 1.01-1.66 / 0.22-1.54.
+AS_2_4_SMALL_V_MIN_TOKENS = 2
 
 
 def _as_2_4(x, vw, tokens: int) -> bool:
@@ -91,8 +91,9 @@ def _as_2_4(x, vw, tokens: int) -> bool:
         return False
     if v % 64:
         shift = spmm_mma_sp.union_shift(v, m)
-        return (m in AS_2_4_SMALL_V_M and (shift is None or m >> shift <= 8) and tokens >= AS_2_4_MIN_TOKENS
-                and _tma_readable(x))
+        if m % 4 or (shift is not None and m >> shift > 8):
+            return False
+        return tokens >= (AS_2_4_SMALL_V_MIN_TOKENS if shift is None else AS_2_4_MIN_TOKENS) and _tma_readable(x)
     if m != 8 or v % 128 == 0 or tokens < AS_2_4_MIN_TOKENS:
         return False
     if 2 * -(-vw.shape[0] // 128) > spmm_wgmma_sp._sms(x.device.index or 0) and tokens < AS_2_4_MANY_ROWS_MIN_TOKENS:
@@ -107,8 +108,9 @@ def _as_2_4(x, vw, tokens: int) -> bool:
 # 1.75-1.86 (mma.sp) / 3.27-3.47; at effective M = 8 (16:2:32, 32:2:16) as 2:4 leads from T = 256 (union 0.75-0.95
 # of it). Union over the best other path by T: effective M <= 16 T = 8 0.95-1.01, T = 16-128 1.01-1.44; M = 32
 # T = 16-32 0.89-1.06, T = 64 1.10-1.11, T >= 128 1.03-2.04; M >= 64 T = 64-256 0.95-1.09, T >= 1024 1.54-1.87;
-# T <= 4 the decode kernel leads (T = 1: 0.66-0.96). UNION_MIN_TOKENS: (effective M at most, tokens from).
-UNION_MIN_TOKENS = ((16, 16), (32, 64), (256, 1024))
+# T <= 4 the decode kernel leads (T = 1: 0.66-0.96); effective M = 8 T = 12 1.07 (v275). UNION_MIN_TOKENS: (effective
+# M at most, tokens from).
+UNION_MIN_TOKENS = ((8, 9), (16, 16), (32, 64), (256, 1024))
 # The mma.sp kernel (sm_80-89, measured on the H200), union / gathered: effective M <= 16 T = 256 1.07-1.22,
 # T >= 1024 1.27-1.54, T <= 128 0.81-1.15; M >= 32 T >= 1024 1.10-1.39, T = 256 0.90-1.01.
 UNION_MMA_SP_MIN_TOKENS = ((16, 256), (256, 1024))
