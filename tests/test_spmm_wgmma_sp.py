@@ -349,6 +349,10 @@ def test_layout_as_2_4_round_trip(v, m, r, k):
     assert cols is None and W.layout_as_2_4(vw)[0] is values  # cached on the weight
     parts = W.canonical_from_layout_as_2_4(values, meta, cols, (r, k), cfg)
     assert torch.equal(vs.format.unpack_parts(*parts, (r, k), cfg), w)
+    values, meta, cols = spmm_mma_sp.build_as_2_4_layout(vw)  # (the mma.sp kernel's form, of which that is the image)
+    assert cols is None and values.shape[1] * 4 >= k
+    parts = spmm_mma_sp.canonical_from_as_2_4_layout(values, meta, cols, (r, k), cfg)
+    assert torch.equal(vs.format.unpack_parts(*parts, (r, k), cfg), w)
 
 
 def test_layout_as_2_4_needs_m_multiple_of_4():
@@ -809,12 +813,14 @@ def test_decode_kernel_on_the_fragment_image(pattern, r, k, t, dtype, monkeypatc
 
 
 @pytest.mark.gpu
-@needs_sm90a
-def test_as_2_4_path():
-    """V:2:M (M % 4 == 0) run as 2:4 through the op, forward and backward."""
+@pytest.mark.parametrize("name", ["wgmma_sp_as_2_4", "mma_sp_as_2_4"])
+def test_as_2_4_path(name):
+    """V:2:M (M % 4 == 0) run as 2:4 through the op on either kernel, forward and backward."""
     from vnmsparse.kernels import spmm_paths
 
-    path = spmm_paths("cuda")["wgmma_sp_as_2_4"]
+    if name not in spmm_paths("cuda"):
+        pytest.skip(f"{name} does not run on this GPU")
+    path = spmm_paths("cuda")[name]
     gen = torch.Generator().manual_seed(11)
     for (v, m), (r, k, t) in itertools.product(((64, 8), (128, 16), (64, 32), (16, 16), (32, 32), (16, 64)),
                                                ((200, 1000, 300), (4096, 4096, 2048), (64, 520, 65), (300, 1000, 3))):
@@ -825,7 +831,7 @@ def test_as_2_4_path():
         ref = x.float() @ w.float().t() + b.float()
         y = path(x, vs.pack(w, cfg), b)
         assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2, (cfg, r, k, t)
-        if v % 64:  # small V goes this way by itself (v269, v275), or on the union layout (v271)
+        if v % 64 and name == "wgmma_sp_as_2_4":  # small V goes this way by itself (v269, v275), or the union's (v271)
             y = vs.spmm(x, vs.pack(w, cfg), b)
             assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2, (cfg, r, k, t)
     x.requires_grad_(True)

@@ -28,6 +28,8 @@ ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.canonical_from_layout
 ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT_AS_2_4] = spmm_wgmma_sp.spmm_sm90a_as_2_4
 ops.FEATURE_MAJOR_OUT_LAYOUTS.update((spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.LAYOUT_AS_2_4))  # Y^T by the epilogue (v137)
 ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT_AS_2_4] = spmm_wgmma_sp.canonical_from_layout_as_2_4
+ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_AS_2_4] = spmm_mma_sp.spmm_sm80_as_2_4
+ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_AS_2_4] = spmm_mma_sp.canonical_from_as_2_4_layout
 ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_UNION] = spmm_mma_sp.spmm_sm80_union
 ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_UNION] = spmm_mma_sp.canonical_from_union_layout
 ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT_UNION] = spmm_wgmma_sp.spmm_sm90a_union
@@ -220,6 +222,8 @@ def spmm_paths(device=None) -> dict:
 
         mma_sp_union.skip_reason = _union_skip
         paths["mma_sp_union"] = mma_sp_union
+        paths["mma_sp_as_2_4"] = lambda x, vw, bias=None: ops.spmm_op(
+            x, *spmm_mma_sp.as_2_4_layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_AS_2_4)
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device, bulk=True)[0]:
         paths["mma_sp_bulk"] = lambda x, vw, bias=None: ops.spmm_op(
             x, *spmm_mma_sp.layout_of(vw, True), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_BULK)

@@ -23,6 +23,7 @@ LAYOUT = "sm80"  # cp.async kernel, any GPU with Sparse Tensor Cores
 LAYOUT_BULK = "sm90"  # bulk-copy kernel, Hopper
 LAYOUT_DECODE = "sm90_decode"  # the sm90 tensors, run by the one-launch decode kernel where it applies
 LAYOUT_UNION = "sm80_union"  # V < 64: the union layout (below), cp.async kernel on 64-row tiles
+LAYOUT_AS_2_4 = "sm80_as_2_4"  # a V:2:M weight (M % 4 == 0) as plain 2:4 over the full K (below)
 KS = 16  # groups per pipeline stage; must match KS in the .cu
 _PAD_CODE_BYTE = 0x44  # two padding groups with code (0, 1): valid ordered metadata
 _IDENTITY_COLUMNS = 0x03020100
@@ -318,6 +319,35 @@ def canonical_from_layout(values, meta, cols, shape, cfg: VNMConfig, bulk: bool 
 
 def layout_of(vw: VNMWeight, bulk: bool = False) -> tuple:
     return vw.layout(LAYOUT_BULK, build_bulk_layout) if bulk else vw.layout(LAYOUT, build_layout)
+
+
+# --------------------------------------------------------------------------------------------
+# as 2:4: a V:2:M weight with M % 4 == 0 is also a plain 2:4 weight over the full K (every aligned 4 columns
+# lie in one group and hold at most the row's 2 kept values). Run that way, nothing is gathered, at M / 4
+# times the gathered form's math: it pays where the gathered form is slow (small V, small M).
+
+
+def build_as_2_4_layout(vw: VNMWeight) -> tuple:
+    """(values, meta, None): the sm80 layout of the weight packed as 2:4."""
+    if vw.cfg.m % 4:
+        raise ValueError(f"a V:2:M weight runs as 2:4 only when M % 4 == 0, got {vw.cfg}")
+    return build_layout(pack(unpack(vw), VNMConfig(vw.cfg.v, 2, 4)))
+
+
+def as_2_4_layout_of(vw: VNMWeight) -> tuple:
+    return vw.layout(LAYOUT_AS_2_4, build_as_2_4_layout)
+
+
+def canonical_from_as_2_4_layout(values, meta, cols, shape, cfg: VNMConfig) -> tuple:
+    """The weight's own canonical parts (at its M) back from the sm80 layout of it as 2:4."""
+    as24 = VNMConfig(cfg.v, 2, 4)
+    vw = pack(unpack_parts(*canonical_from_layout(values, meta, None, shape, as24), shape, as24), cfg)
+    return vw.values, vw.positions, vw.columns
+
+
+def spmm_sm80_as_2_4(x, values, meta, cols, bias, out_features, in_features, v, m, **kw):
+    """:func:`spmm_sm80` on the :func:`as_2_4_layout_of` operands of a V:2:M weight (M % 4 == 0)."""
+    return spmm_sm80(x, values, meta, None, bias, out_features, in_features, v, 4, **kw)
 
 
 # --------------------------------------------------------------------------------------------

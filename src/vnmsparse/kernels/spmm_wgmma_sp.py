@@ -15,8 +15,7 @@ import functools
 
 import torch
 
-from ..config import VNMConfig
-from ..format import VNMWeight, pack, unpack, unpack_parts
+from ..format import VNMWeight
 from . import autotune, jit, spmm_mma_sp
 
 SOURCE = "spmm_wgmma_sp.cu"
@@ -540,17 +539,13 @@ def canonical_from_layout(values, meta, cols, shape, cfg) -> tuple:
     return spmm_mma_sp.canonical_from_layout(values, meta, cols, shape, cfg)
 
 
-# "As 2:4": a V:2:M weight with M % 4 == 0 is also a plain 2:4 weight over the full K (every aligned
-# 4 columns lie in one group and hold at most the row's 2 kept values). Run that way, nothing is
-# gathered and X is read by TMA with no X^T, at the 2:4 instruction count (M/4 times the gathered
-# path's math): a trade that can pay at small M, where the gather is the bound (NOTES).
+# "As 2:4" (spmm_mma_sp's): here X is read by TMA with no X^T, at the 2:4 instruction count (M/4 times the
+# gathered path's math): a trade that can pay at small M, where the gather is the bound (NOTES).
 LAYOUT_AS_2_4 = "wgmma_sp_as_2_4"
 
 
 def build_layout_as_2_4(vw: VNMWeight) -> tuple:
-    if vw.cfg.m % 4:
-        raise ValueError(f"a V:2:M weight runs as 2:4 only when M % 4 == 0, got {vw.cfg}")
-    return _frag(spmm_mma_sp.build_layout(pack(unpack(vw), VNMConfig(vw.cfg.v, 2, 4))))
+    return _frag(spmm_mma_sp.build_as_2_4_layout(vw))
 
 
 def layout_as_2_4(vw: VNMWeight) -> tuple:
@@ -567,10 +562,7 @@ def spmm_sm90a_as_2_4(x, values, meta, cols, bias, out_features, in_features, v,
 
 def canonical_from_layout_as_2_4(values, meta, cols, shape, cfg) -> tuple:
     """The weight's own canonical parts (at its M) back from the 2:4 operands (for backward)."""
-    as24 = VNMConfig(cfg.v, 2, 4)
-    w = unpack_parts(*canonical_from_layout(values, meta, None, shape, as24), shape, as24)
-    vw = pack(w, cfg)
-    return vw.values, vw.positions, vw.columns
+    return spmm_mma_sp.canonical_from_as_2_4_layout(*sm80_from_frag_layout(values, meta, shape[0]), None, shape, cfg)
 
 
 # The union layout (spmm_mma_sp's, V < 64): its fragment image, run on the 64-row tiles of V = 64.
