@@ -713,6 +713,17 @@ def test_union_route(monkeypatch):
             monkeypatch.setenv("VNM_UNION", "0")
             assert kernels._select(x_of(8192), vw, None) != want
             monkeypatch.delenv("VNM_UNION")
+        monkeypatch.setattr(spmm_mma_sp, "as_2_4_layout_of", lambda vw: ("sm80 as 2:4",))
+        for pattern in ("16:2:8", "16:2:16", "32:2:8"):  # the mma.sp kernel: as 2:4 from AS_2_4_MMA_SP_MIN_TOKENS (v277)
+            vw = types.SimpleNamespace(device=torch.device("cuda", 0), dtype=torch.bfloat16,
+                                       cfg=vs.VNMConfig.parse(pattern), shape=(4096, 512))
+            least = kernels.AS_2_4_MMA_SP_MIN_TOKENS
+            if kind == 1:
+                assert kernels._select(x_of(least), vw, None) == (spmm_mma_sp.LAYOUT_AS_2_4, ("sm80 as 2:4",)), pattern
+                assert kernels._select(x_of(least - 1), vw, None) == (spmm_mma_sp.LAYOUT, ("sm80",)), pattern
+                monkeypatch.setenv("VNM_AS_2_4", "0")
+                assert kernels._select(x_of(least), vw, None) == (spmm_mma_sp.LAYOUT, ("sm80",)), pattern
+                monkeypatch.delenv("VNM_AS_2_4")
         for pattern in ("64:2:32", "16:2:16", "32:2:8"):  # no union: a row tile in one block, or the whole window
             vw = types.SimpleNamespace(device=torch.device("cuda", 0), dtype=torch.bfloat16,
                                        cfg=vs.VNMConfig.parse(pattern), shape=(4096, 512))

@@ -103,6 +103,18 @@ def _as_2_4(x, vw, tokens: int) -> bool:
     return _tma_readable(x)
 
 
+# On the mma.sp kernel (sm_80-89) such weights (a window no wider than the union: 16:2:8, 16:2:16, 32:2:8) run
+# as 2:4 too, from AS_2_4_MMA_SP_MIN_TOKENS (measured on the H200, v277, as 2:4 / gathered x cuBLAS: T >= 256
+# 0.31-0.39 / 0.10-0.27; T <= 64 0.16-0.77 / 0.28-1.06, where the 2:4 tiles keep V's row tile).
+AS_2_4_MMA_SP_MIN_TOKENS = 256
+
+
+def _as_2_4_mma_sp(vw, tokens: int) -> bool:
+    v, m = vw.cfg.v, vw.cfg.m
+    return (v % 64 != 0 and m % 4 == 0 and spmm_mma_sp.union_shift(v, m) is None and tokens >= AS_2_4_MMA_SP_MIN_TOKENS
+            and os.environ.get("VNM_AS_2_4", "1").strip() != "0")
+
+
 # The union layout (spmm_mma_sp.build_union_layout): V < 64 on 64-row tiles over the union of their blocks'
 # kept columns, 64 / V column groups per M window, i.e. the gathered form of V = 64 at M / (64 / V) (the
 # "effective M"). H200, geomean x cuBLAS over the quick grid's shapes (v271-v272), before / union: wgmma.sp at
@@ -151,6 +163,8 @@ def _select(x, vw, bias):
     tokens = None if x is None else x.numel() // max(1, x.shape[-1])
     if kind == 3 and x is not None and _as_2_4(x, vw, tokens):
         return spmm_wgmma_sp.LAYOUT_AS_2_4, spmm_wgmma_sp.layout_as_2_4(vw)
+    if kind == 1 and x is not None and _as_2_4_mma_sp(vw, tokens):
+        return spmm_mma_sp.LAYOUT_AS_2_4, spmm_mma_sp.as_2_4_layout_of(vw)
     if _union(vw, tokens, kind == 3):
         return ((spmm_wgmma_sp.LAYOUT_UNION, spmm_wgmma_sp.layout_union(vw)) if kind == 3
                 else (spmm_mma_sp.LAYOUT_UNION, spmm_mma_sp.union_layout_of(vw)))
