@@ -121,9 +121,9 @@ def _as_2_4_mma_sp(vw, tokens: int) -> bool:
 # T >= 2048 32:2:32 and 16:2:64 1.23-1.44 (as 2:4) / 1.69-1.71, 32:2:64 and 16:2:128 1.23-1.44 / 2.50-2.59, 32:2:128
 # 1.75-1.86 (mma.sp) / 3.27-3.47; at effective M = 8 (16:2:32, 32:2:16) as 2:4 leads from T = 256 (union 0.75-0.95
 # of it). Union over the best other path by T: effective M <= 16 T = 8 0.95-1.01, T = 16-128 1.01-1.44; M = 32
-# T = 16-32 0.89-1.06, T = 64 1.10-1.11, T >= 128 1.03-2.04; M >= 64 T = 64-128 0.95-1.09, T = 256 0.99-1.12, T = 384-768 1.35-1.61 (v279), T >= 1024 1.54-1.87;
-# T <= 4 the decode kernel leads (T = 1: 0.66-0.96); effective M = 8 T = 12 1.07 (v275). UNION_MIN_TOKENS: (effective
-# M at most, tokens from).
+# T = 16-32 0.89-1.06, T = 64 1.10-1.11, T >= 128 1.03-2.04; M >= 64 T = 64-128 0.95-1.09, T = 256 0.99-1.12,
+# T = 384-768 1.35-1.61 (v279), T >= 1024 1.54-1.87; T <= 4 the decode kernel leads (T = 1: 0.66-0.96); effective
+# M = 8 T = 12 1.07 (v275). UNION_MIN_TOKENS: (effective M at most, tokens from).
 UNION_MIN_TOKENS = ((8, 9), (16, 16), (32, 64), (256, 256))
 # The mma.sp kernel (sm_80-89, measured on the H200), union / gathered: effective M <= 16 T = 256 1.07-1.22,
 # T >= 1024 1.27-1.54, T <= 128 0.81-1.15; M >= 32 T >= 1024 1.10-1.39, T = 256 0.90-1.01.
