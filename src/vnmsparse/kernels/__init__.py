@@ -193,30 +193,35 @@ def _union_skip(tokens: int, vw) -> str | None:
     return None
 
 
+def _op_path(layout: str, operands, skip_reason=None):
+    """The path that runs the op on ``operands(vw)`` in ``layout`` (with ``skip_reason`` where it applies to some
+    problems only)."""
+    def path(x, vw, bias=None):
+        return ops.spmm_op(x, *operands(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, layout)
+
+    if skip_reason is not None:
+        path.skip_reason = skip_reason
+    return path
+
+
 def spmm_paths(device=None) -> dict:
     """name -> fn(x, vw, bias=None) for every SpMM implementation that runs on ``device``. A path
     that applies to some problems only has ``fn.skip_reason(tokens, vw)``: why not, or None."""
     device = torch.device(device) if device is not None else None
     if device is not None and device.type == "cuda" and not torch.cuda.is_available():
         device = None  # a CUDA device that this torch cannot reach: the reference path only
-    paths = {"reference": lambda x, vw, bias=None: ops.spmm_op(
-        x, vw.values, vw.positions, vw.columns, bias, *vw.shape, vw.cfg.v, vw.cfg.m, "canonical")}
+    paths = {"reference": _op_path("canonical", lambda vw: (vw.values, vw.positions, vw.columns))}
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device)[0]:
-        paths["mma_sp"] = lambda x, vw, bias=None: ops.spmm_op(
-            x, *spmm_mma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT)
+        paths["mma_sp"] = _op_path(spmm_mma_sp.LAYOUT, spmm_mma_sp.layout_of)
     if device is not None and device.type == "cuda" and spmm_mma_sp.decode_supported(device)[0]:
-        def decode(x, vw, bias=None):
-            return ops.spmm_op(x, *spmm_mma_sp.layout_of(vw, True), bias, *vw.shape, vw.cfg.v, vw.cfg.m,
-                               spmm_mma_sp.LAYOUT_DECODE)
-
         def decode_skip(tokens: int, vw) -> str | None:  # where it would run the bulk kernel instead
             steps = spmm_mma_sp.layout_steps(vw.shape[1], vw.cfg.m)
             if spmm_mma_sp.decode_plan(device, tokens, vw.shape[0], steps, vw.cfg.v, vw.cfg.m, vw.dtype) is None:
                 return "the decode kernel does not apply (T > 64, or an X slice that does not fit)"
             return None
 
-        decode.skip_reason = decode_skip
-        paths["mma_sp_decode"] = decode
+        paths["mma_sp_decode"] = _op_path(spmm_mma_sp.LAYOUT_DECODE, lambda vw: spmm_mma_sp.layout_of(vw, True),
+                                          decode_skip)
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device)[0]:
         def ws(x, vw, bias=None):  # the warp-specialised prefill kernel (opt-in, for A/B runs)
             return spmm_mma_sp.spmm_sm80(x, *spmm_mma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m,
@@ -229,30 +234,14 @@ def spmm_paths(device=None) -> dict:
 
         ws.skip_reason = ws_skip
         paths["mma_sp_ws"] = ws
-
-        def mma_sp_union(x, vw, bias=None):
-            return ops.spmm_op(x, *spmm_mma_sp.union_layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m,
-                               spmm_mma_sp.LAYOUT_UNION)
-
-        mma_sp_union.skip_reason = _union_skip
-        paths["mma_sp_union"] = mma_sp_union
-        paths["mma_sp_as_2_4"] = lambda x, vw, bias=None: ops.spmm_op(
-            x, *spmm_mma_sp.as_2_4_layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_AS_2_4)
+        paths["mma_sp_union"] = _op_path(spmm_mma_sp.LAYOUT_UNION, spmm_mma_sp.union_layout_of, _union_skip)
+        paths["mma_sp_as_2_4"] = _op_path(spmm_mma_sp.LAYOUT_AS_2_4, spmm_mma_sp.as_2_4_layout_of)
     if device is not None and device.type == "cuda" and spmm_mma_sp.supported(device, bulk=True)[0]:
-        paths["mma_sp_bulk"] = lambda x, vw, bias=None: ops.spmm_op(
-            x, *spmm_mma_sp.layout_of(vw, True), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_mma_sp.LAYOUT_BULK)
+        paths["mma_sp_bulk"] = _op_path(spmm_mma_sp.LAYOUT_BULK, lambda vw: spmm_mma_sp.layout_of(vw, True))
     if device is not None and device.type == "cuda" and spmm_wgmma_sp.supported(device)[0]:
-        paths["wgmma_sp"] = lambda x, vw, bias=None: ops.spmm_op(
-            x, *spmm_wgmma_sp.layout_of(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_wgmma_sp.LAYOUT)
-        paths["wgmma_sp_as_2_4"] = lambda x, vw, bias=None: ops.spmm_op(
-            x, *spmm_wgmma_sp.layout_as_2_4(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m, spmm_wgmma_sp.LAYOUT_AS_2_4)
-
-        def wgmma_sp_union(x, vw, bias=None):
-            return ops.spmm_op(x, *spmm_wgmma_sp.layout_union(vw), bias, *vw.shape, vw.cfg.v, vw.cfg.m,
-                               spmm_wgmma_sp.LAYOUT_UNION)
-
-        wgmma_sp_union.skip_reason = _union_skip
-        paths["wgmma_sp_union"] = wgmma_sp_union
+        paths["wgmma_sp"] = _op_path(spmm_wgmma_sp.LAYOUT, spmm_wgmma_sp.layout_of)
+        paths["wgmma_sp_as_2_4"] = _op_path(spmm_wgmma_sp.LAYOUT_AS_2_4, spmm_wgmma_sp.layout_as_2_4)
+        paths["wgmma_sp_union"] = _op_path(spmm_wgmma_sp.LAYOUT_UNION, spmm_wgmma_sp.layout_union, _union_skip)
     return paths
 
 

@@ -14,7 +14,7 @@ import weakref
 import torch
 
 from ..config import VNMConfig
-from ..format import VNMWeight, pack, union_columns, unpack, unpack_parts
+from ..format import VNMWeight, _bits, pack, union_columns, unpack, unpack_parts
 from ..ops import spmm_reference  # noqa: F401  (the kernel's reference, imported by its tests)
 from . import autotune, jit
 
@@ -395,8 +395,7 @@ def build_union_layout(vw: VNMWeight) -> tuple:
     sel = union_columns(vw, UNION_ROWS)  # [R / 64, G, width]
     width = sel.shape[2]
     dense = unpack(vw)
-    bits = dense.view(torch.int16) if dense.element_size() == 2 else dense.view(torch.int32)
-    bits = torch.cat([bits, bits.new_zeros(r, g * m - k)], 1).view(r, g, m)  # (gathered as bits: NaNs kept)
+    bits = torch.cat([_bits(dense), _bits(dense).new_zeros(r, g * m - k)], 1).view(r, g, m)  # (as bits: NaNs kept)
     compact = torch.gather(bits, 2, sel.repeat_interleave(UNION_ROWS, 0)[:r]).view(dense.dtype)
     values, meta, _ = build_layout(pack(compact.reshape(r, g * width), VNMConfig(UNION_ROWS, 2, 4)))
     words = sel.to(torch.uint8).reshape(sel.shape[0], -1).view(torch.int32)  # [R / 64, G x 64 / V]
@@ -417,7 +416,7 @@ def canonical_from_union_layout(values, meta, cols, shape, cfg: VNMConfig) -> tu
     as24 = VNMConfig(UNION_ROWS, 2, 4)
     compact = unpack_parts(*canonical_from_layout(values, meta, None, (r, 4 * per * g), as24), (r, 4 * per * g), as24)
     sel = cols[:, :g * per].contiguous().view(torch.uint8).view(-1, g, 4 * per).long()
-    at = (_read_columns(sel, m).view(sel.shape[0], -1)).repeat_interleave(UNION_ROWS, 0)[:r]
+    at = _read_columns(sel, m).view(sel.shape[0], -1).repeat_interleave(UNION_ROWS, 0)[:r]
     dense = compact.new_zeros(r, g * m)
     dense.scatter_(1, at, compact)
     vw = pack(dense[:, :k], cfg)
