@@ -1,7 +1,8 @@
 """A/B of decode-planner switches of spmm_mma_sp (DECODE_ONE_WAVE: splits by waves of clusters vs
 v13's four CTAs per SM; DECODE_RING: A slots per CTA, 0 = all steps resident; DECODE_GROUP: steps
 per A copy; DECODE_MAX_SPLITS) on the one-launch decode kernel (GPU; one call, a short table with
-the plan each value gives). A value may carry "+NAME=v" overrides of other switches; the values'
+the plan each value gives). A value may carry "+NAME=v" overrides of other switches (or of the
+kernels' macros); the values'
 graphs replay in turns (ab_wgmma.time_in_turns).
 
   python scripts/ab_decode.py DECODE_RING=0,4,0,4 [--shapes 11008x4096x1:128:2:8,...]
@@ -17,7 +18,7 @@ import vnmsparse as vs
 from vnmsparse.kernels import spmm_mma_sp as K
 from vnmsparse.kernels import spmm_wgmma_sp as W
 
-from ab_wgmma import capture, case, decode_call, overrides, set_switch, time_in_turns
+from ab_wgmma import capture, case, decode_call, overrides, set_defines, set_switch, time_in_turns
 
 SHAPES = ("11008x4096x1:128:2:8,4096x11008x1:128:2:8,4096x4096x1:128:2:8,11008x4096x8:64:2:8,"
           "11008x4096x1:2:4,4096x11008x1:2:4,11008x4096x1:128:2:16,11008x4096x4:128:2:32")
@@ -42,7 +43,8 @@ def main():
         graphs, notes, plans = [], [], {}
         n = max(12, len(sets))
         for value in values:
-            plain, _, restore = overrides(value, owner)
+            plain, macros, restore = overrides(value, owner)
+            set_defines(macros)  # "+MACRO=v": the kernels' compile-time knobs (VNM_LDG_NO_L1=1)
             if hasattr(K, name):
                 set_switch(K, name, plain)
             else:  # an environment switch (VNM_DECODE=1,0: the decode kernel's route on or off)

@@ -377,6 +377,7 @@ def test_decode_plan_on_the_fragment_image(monkeypatch, fake_sm90):
     dev = torch.device("cuda", 0)
     monkeypatch.setattr(K, "_sms", lambda i: 132)
     monkeypatch.setattr(K, "DECODE_GROUP", 1)
+    monkeypatch.setattr(K, "DECODE_AREG", 0)  # (A in registers: no slots, less shared memory, test below)
     K.decode_plan.cache_clear()
     for v, m in ((64, 4), (64, 8), (128, 8), (128, 32), (128, 128)):
         for t in (1, 4, 8):
@@ -502,14 +503,39 @@ def test_decode_ring_and_group(monkeypatch):
     monkeypatch.setattr(K, "DECODE_RING", 2)
     monkeypatch.setattr(K, "DECODE_GROUP", 2)
     monkeypatch.setattr(K, "DECODE_GROUP_MIN_STEPS", 8)
-    assert [(K.decode_group(p, True), K.decode_ring(p, True)) for p in (1, 4, 7, 8, 13)] == [(1, 1), (1, 2), (1, 2), (2, 4), (2, 4)]
-    assert (K.decode_group(13, False), K.decode_ring(13, False)) == (1, 2)  # the "sm90" image: one step a copy
+    monkeypatch.setattr(K, "DECODE_AREG", 0)
+    assert [(K.decode_group(p, True, 64, 8), K.decode_ring(p, True, 64, 8)) for p in (1, 4, 7, 8, 13)] == [(1, 1), (1, 2), (1, 2), (2, 4), (2, 4)]
+    assert (K.decode_group(13, False, 64, 8), K.decode_ring(13, False, 64, 8)) == (1, 2)  # the "sm90" image: one step a copy
     monkeypatch.setattr(K, "DECODE_RING", 0)
-    assert (K.decode_group(13, True), K.decode_ring(13, True)) == (2, 14)  # all resident: 7 groups, the last of one step
+    assert (K.decode_group(13, True, 64, 8), K.decode_ring(13, True, 64, 8)) == (2, 14)  # all resident: 7 groups, the last of one step
     assert K.decode_smem_bytes(64, 8, 13, 8, 4, True) > K.decode_smem_bytes(64, 8, 12, 8, 4, True)
     assert K.decode_name(torch.bfloat16, 64, 8, True, True, True).endswith(", true, true, true>")
     with pytest.raises(ValueError, match="fragment image"):
         K.decode_name(torch.bfloat16, 64, 8, True, False, True)
+
+
+def test_decode_a_in_registers_plan(monkeypatch):
+    """v280: with DECODE_AREG, A and its codes go straight into registers on the fragment image at token
+    tiles of at most DECODE_AREG_MAX_BN: no A slots, no codes in shared memory, no copies of several
+    steps; the "sm90" image and wider token tiles keep the slots."""
+    monkeypatch.setattr(K, "DECODE_GROUP", 2)
+    monkeypatch.setattr(K, "DECODE_GROUP_MIN_STEPS", 8)
+    monkeypatch.setattr(K, "DECODE_RING", 2)
+    monkeypatch.setattr(K, "DECODE_AREG", 4)
+    monkeypatch.setattr(K, "DECODE_AREG_SHORT", 8)
+    monkeypatch.setattr(K, "DECODE_AREG_SHORT_STEPS", 4)
+    monkeypatch.setattr(K, "DECODE_AREG_MAX_BM", 64)
+    assert (K.decode_areg(True, 64, 8), K.decode_group(13, True, 64, 8), K.decode_ring(13, True, 64, 8)) == (4, 1, 0)
+    assert [K.decode_areg(True, 64, 16, p) for p in (1, 4, 5, 13)] == [8, 8, 4, 4]  # short CTAs load deeper
+    assert (K.decode_areg(True, 64, 32), K.decode_group(13, True, 64, 32)) == (0, 2)
+    assert (K.decode_areg(True, 128, 8), K.decode_ring(13, True, 128, 8)) == (0, 4)  # 128-row tiles keep the slots
+    assert (K.decode_areg(False, 64, 8), K.decode_ring(13, False, 64, 8)) == (0, 2)
+    with_slots = K.decode_smem_bytes(64, 8, 13, 8, 4, False)
+    assert with_slots - K.decode_smem_bytes(64, 8, 13, 8, 4, True) == 2 * 64 * 2 * K.KS * 2 + 13 * 64 * K.KS // 2
+    assert K.decode_name(torch.bfloat16, 64, 8, True, True, areg=4).endswith(", true, false, 4>")
+    assert K.decode_name(torch.bfloat16, 64, 8, True, True, areg=4) in K.name_expressions(torch.bfloat16)
+    with pytest.raises(ValueError, match="not both"):
+        K.decode_name(torch.bfloat16, 64, 8, True, True, True, 4)
 
 
 @pytest.mark.gpu
@@ -522,6 +548,7 @@ def test_decode_kernel_ring(ring, group, monkeypatch):
     split and several."""
     monkeypatch.setattr(K, "DECODE_RING", ring)
     monkeypatch.setattr(K, "DECODE_GROUP", group)
+    monkeypatch.setattr(K, "DECODE_AREG", 0)  # the slots, also on the fragment image's 64-row tiles
     monkeypatch.setattr(K, "DECODE_GROUP_MIN_STEPS", 1)
     K.decode_plan.cache_clear()
     gen = torch.Generator().manual_seed(ring)
@@ -543,6 +570,37 @@ def test_decode_kernel_ring(ring, group, monkeypatch):
             check_case(launch, r, k, t, v, m, (torch.bfloat16, torch.float16)[i % 2], bias=i % 2 == 0, gen=gen,
                        what=f"decode kernel, ring {ring}, group {group}")
         assert refilled >= 3, refilled
+    finally:
+        K.decode_plan.cache_clear()
+
+
+@pytest.mark.gpu
+@needs_sm90
+@pytest.mark.parametrize("depth", K.DECODE_AREG_DEPTHS)
+def test_decode_kernel_a_in_registers(depth, monkeypatch):
+    """v280: A and its codes loaded into registers `depth` steps ahead: CTAs of fewer steps than the
+    queue and of several refills of it, one split and several, 64-row tiles and 128-row ones (not
+    routed there, v281, but kept correct), token tiles of 8 and 16, ragged R and K, both dtypes, bias."""
+    monkeypatch.setattr(K, "DECODE_AREG", depth)
+    monkeypatch.setattr(K, "DECODE_AREG_SHORT", depth)
+    monkeypatch.setattr(K, "DECODE_AREG_MAX_BM", 128)
+    K.decode_plan.cache_clear()
+    gen = torch.Generator().manual_seed(depth)
+    pers = set()
+    try:
+        for i, (t, r, k, v, m) in enumerate(((1, 300, 4100, 64, 8), (5, 2048, 4096, 128, 8), (16, 515, 8192, 64, 16),
+                                             (3, 1000, 11008, 128, 4), (9, 190, 16384, 64, 4), (2, 4096, 4096, 128, 32))):
+            steps = -(-(-(-k // m)) // K.KS)
+            plan = K.decode_plan(torch.device("cuda"), t, r, steps, v, m, image=True)
+            assert plan is not None and K.decode_areg(True, plan[0], plan[1], plan[3]) == depth, plan
+            pers.add(plan[3] > depth)
+
+            def launch(x, vw, b, out, plan=plan, r=r, k=k, v=v, m=m):
+                K.spmm_decode(x, *W.layout_of(vw), b, out, r, k, v, m, plan, image=True)
+                return out
+            check_case(launch, r, k, t, v, m, (torch.bfloat16, torch.float16)[i % 2], bias=i % 2 == 0, gen=gen,
+                       what=f"decode kernel, A in registers {depth} steps ahead")
+        assert pers == {True, False}, pers  # queues refilled and not
     finally:
         K.decode_plan.cache_clear()
 

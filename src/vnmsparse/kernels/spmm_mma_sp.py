@@ -636,6 +636,19 @@ DECODE_RING = 2
 # group of 1 had cost the 128-row tiles 4-10%, v244); copies of 2-4 steps in CTAs of 4 lost up to 21% (v240).
 DECODE_GROUP = 2
 DECODE_GROUP_MIN_STEPS = 8
+# v280-v281: on the fragment image's 64-row tiles, A and its codes straight into registers instead (every
+# lane loads its own fragments DECODE_AREG steps ahead, DECODE_AREG_SHORT in CTAs of at most
+# DECODE_AREG_SHORT_STEPS steps: no bulk copies, no A slots in shared memory); 0: the slots above. H200,
+# T = 1 unless stated, us, slots -> registers (results/ab_decode_areg_h200_v281.txt): 4096^2 64:2:8 7.2 -> 6.2
+# (T = 8 9.2 -> 7.4), 64:2:16 5.0 -> 4.3, 64:2:32 4.2 -> 3.2, 5120^2 64:2:8 9.5 -> 7.3, LLaMA-7B down 64:2:8
+# 12.7 -> 10.7, 1024 x 4096 3.6 -> 2.9; even on LLaMA gate/up (11.4 / 11.7, bound by DRAM there) and 13B's.
+# 128-row tiles lost (128:2:16 3.9 -> 4.6, 11008 x 4096 6.6 -> 7.6): they keep the slots. Token tiles of at
+# most DECODE_AREG_MAX_BN: wider ones hold more accumulators (bn 64 spills at depth 4).
+DECODE_AREG = 4
+DECODE_AREG_SHORT, DECODE_AREG_SHORT_STEPS = 8, 4  # (64:2:16 4.6 -> 4.3, 64:2:32 3.5 -> 3.2 against depth 4)
+DECODE_AREG_DEPTHS = (4, 8)  # the depths compiled (name_expressions)
+DECODE_AREG_MAX_BN = 16
+DECODE_AREG_MAX_BM = 64  # ... and row tiles of at most this many rows
 # Where vnmsparse.spmm runs it on sm_90 (kernels._select, decode_preferred; VNM_DECODE=0 turns
 # it off): up to this many tokens (plain 2:4 only where X cannot be read by TMA: spmm_sm90a, v89).
 # Grid v37d (H200, geomean over 4 shapes, speed-up over cuBLAS, decode kernel vs wgmma.sp with K
@@ -663,15 +676,20 @@ def _decode_warp_tile(bm: int, bn: int) -> tuple[int, int]:
     return bm // warps_m, bn // warps_n
 
 
-def decode_name(dtype: torch.dtype, bm: int, bn: int, has_cols: bool, image: bool = False, grouped: bool = False) -> str:
+def decode_name(dtype: torch.dtype, bm: int, bn: int, has_cols: bool, image: bool = False, grouped: bool = False,
+                areg: int = 0) -> str:
     """The decode kernel for a (bm, bn) tile; ``image``: it reads the wgmma.sp fragment image
     (spmm_wgmma_sp.layout_of, bm a multiple of 64) instead of the "sm90" one; ``grouped`` (image
-    only): A in copies of several steps (decode_group)."""
-    if grouped and not image:
-        raise ValueError("the decode kernel copies several steps at once only on the fragment image (image=True)")
+    only): A in copies of several steps (decode_group); ``areg`` (image only, not grouped): A into
+    registers, that many steps ahead (DECODE_AREG)."""
+    if (grouped or areg) and not image:
+        raise ValueError("the decode kernel copies several steps at once or loads A into registers only on the "
+                         "fragment image (image=True)")
+    if grouped and areg:
+        raise ValueError("the decode kernel's A comes in copies (grouped) or into registers (areg), not both")
     wm, wn = _decode_warp_tile(bm, bn)
     return (f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {wm}, {wn}, {_b(has_cols)}"
-            + (", true, true>" if grouped else ", true>" if image else ">"))
+            + (f", true, false, {areg}>" if areg else ", true, true>" if grouped else ", true>" if image else ">"))
 
 
 def decode_supported(device: torch.device) -> tuple[bool, str]:
@@ -689,16 +707,30 @@ def _decode_supported(index: int) -> tuple[bool, str]:
     return supported(device)
 
 
-def decode_group(per: int, image: bool) -> int:
+def decode_areg(image: bool, bm: int, bn: int, per: int | None = None) -> int:
+    """Steps of A a decode CTA of `per` steps loads ahead into registers (DECODE_AREG, DECODE_AREG_SHORT in
+    CTAs of at most DECODE_AREG_SHORT_STEPS; on the fragment image at row tiles of at most
+    DECODE_AREG_MAX_BM and token tiles of at most DECODE_AREG_MAX_BN); 0: A by bulk copies into shared
+    memory. Without `per`, the depth of longer CTAs (the driver's occupancy: both use as many registers)."""
+    if not (DECODE_AREG and image and bm <= DECODE_AREG_MAX_BM and bn <= DECODE_AREG_MAX_BN):
+        return 0
+    return DECODE_AREG_SHORT if per is not None and per <= DECODE_AREG_SHORT_STEPS else DECODE_AREG
+
+
+def decode_group(per: int, image: bool, bm: int, bn: int) -> int:
     """Steps per A copy of a decode CTA of `per` steps (DECODE_GROUP from DECODE_GROUP_MIN_STEPS on
     the fragment image, else 1)."""
-    return max(1, min(per, DECODE_GROUP)) if image and per >= DECODE_GROUP_MIN_STEPS else 1
+    if not image or decode_areg(image, bm, bn) or per < DECODE_GROUP_MIN_STEPS:
+        return 1
+    return max(1, min(per, DECODE_GROUP))
 
 
-def decode_ring(per: int, image: bool) -> int:
-    """Steps of A a decode CTA of `per` steps holds: DECODE_RING slots of decode_group(per) steps,
-    or all of them (v13-v33) with 0."""
-    group = decode_group(per, image)
+def decode_ring(per: int, image: bool, bm: int, bn: int) -> int:
+    """Steps of A a decode CTA of `per` steps holds in shared memory: DECODE_RING slots of
+    decode_group steps, all of them (v13-v33) with 0, none where A goes into registers."""
+    if decode_areg(image, bm, bn):
+        return 0
+    group = decode_group(per, image, bm, bn)
     groups = -(-per // group)
     return group * (min(groups, DECODE_RING) if DECODE_RING else groups)
 
@@ -706,7 +738,8 @@ def decode_ring(per: int, image: bool) -> int:
 def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int, image: bool) -> int:  # mirrors DecodePlan::bytes in the .cu
     a, codes, units = bm * 2 * KS * 2, bm * KS // 2, bm // 8
     received = splits * -(-units // splits) * 8 * bn * 4 if splits > 1 else 0
-    body = decode_ring(per, image) * a + per * (codes + KS * 4) + bn * (per * KS * m + 8) * 2 + received
+    code_steps = 0 if decode_areg(image, bm, bn) else per
+    body = decode_ring(per, image, bm, bn) * a + code_steps * codes + per * KS * 4 + bn * (per * KS * m + 8) * 2 + received
     return max(body, bn * (bm + 8) * 2) + (DECODE_MAX_STEPS + 1) * 8
 
 
@@ -782,7 +815,7 @@ def _decode_clusters_at_once(device: torch.device, bm: int, bn: int, smem: int, 
     threads = (bm // wm) * (bn // wn) * 32
     if torch.cuda.is_available():
         try:
-            kernel = _kernel(decode_name(dtype, bm, bn, True, image), _DECODE_PARAMS)
+            kernel = _kernel(decode_name(dtype, bm, bn, True, image, areg=decode_areg(image, bm, bn)), _DECODE_PARAMS)
             return max(1, kernel.max_active_clusters(threads, (1, 1, splits), shared_mem=smem))
         except Exception:  # noqa: BLE001 - an estimate serves where the driver cannot answer
             pass
@@ -833,12 +866,13 @@ def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool =
     # v153, auto_xt at T = 4 8.3 us with a torch copy here against 4.0 on row-major X)
     xr = as_rows(x2)
     wm, wn = _decode_warp_tile(bm, bn)
-    group = decode_group(per, image)
-    kernel = _kernel(decode_name(x2.dtype, bm, bn, cols is not None, image, group > 1), _DECODE_PARAMS)
+    group = decode_group(per, image, bm, bn)
+    kernel = _kernel(decode_name(x2.dtype, bm, bn, cols is not None, image, group > 1, decode_areg(image, bm, bn, per)),
+                     _DECODE_PARAMS)
     kernel.launch(
         (-(-r // bm), 1, splits), ((bm // wm) * (bn // wn) * 32, 1, 1),
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
-         per * KS * m, decode_ring(per, image), group),
+         per * KS * m, decode_ring(per, image, bm, bn), group),
         shared_mem=decode_smem_bytes(bm, bn, per, m, splits, image), cluster=(1, 1, splits) if splits > 1 else None, pdl=True,
     )
 
@@ -906,6 +940,8 @@ def name_expressions(dtype: torch.dtype) -> list[str]:
     names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64) for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c, True, g) for bm in (128, 64) for bn in (8, 16, 32, 64) for c in (True, False)
               for g in (False, True)]
+    names += [decode_name(dtype, bm, bn, c, True, areg=a) for bm in (128, 64) for bn in (8, 16, 32, 64)
+              if bm <= DECODE_AREG_MAX_BM and bn <= DECODE_AREG_MAX_BN for c in (True, False) for a in DECODE_AREG_DEPTHS]
     names += [f"vnm::splitk_reduce<{_CTYPE[dtype]}, {v}>" for v in ("false", "true", "false, true")]
     names += [f"vnm::splitk_reduce_t<{_CTYPE[dtype]}>"]
     return names + [f"vnm::transpose_pad<{_CTYPE[dtype]}>", f"vnm::transpose_pad16<{_CTYPE[dtype]}>",

@@ -62,6 +62,21 @@ __device__ __forceinline__ void grid_dependency_wait() {
 #endif
 }
 
+// Streamed read-only global loads, not allocated in L1 (v281: even to 3% faster), kept in the order
+// written (asm volatile): __ldg's sank below the barrier that follows them, and so waited for
+// everything before it (v280's SASS).
+__device__ __forceinline__ uint4 ldg_stream_v4(const void* p) {
+  uint4 r;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ uint2 ldg_stream_v2(const void* p) {
+  uint2 r;
+  asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];\n" : "=r"(r.x), "=r"(r.y) : "l"(p));
+  return r;
+}
+
 // Ask L2 for the 128-byte line holding p (any arch): what a kernel may touch before its
 // grid_dependency_wait(), since L2 never keeps a stale copy.
 __device__ __forceinline__ void prefetch_l2(const void* p) {

@@ -501,24 +501,26 @@ struct DecodePlan {
   static constexpr int UNITS = BM / 8;       // 8-row units of the tile, owned by the cluster's ranks in turn
   static constexpr int MAX_STEPS = 32;       // per <= this: one mbarrier per slot (+ one to receive)
   static constexpr int MAX_RANKS = 8;        // K splits: the portable cluster size (DECODE_MAX_SPLITS)
+  // Regions in order: A slots (`ring` steps), codes (`cs` steps: per, or 0 where A and its codes go
+  // to registers), column words and the X slice (`per` steps), the split parts, the barriers.
   __host__ __device__ static constexpr int codes(int ring) { return ring * A; }
-  __host__ __device__ static constexpr int colw(int per, int ring) { return ring * A + per * M; }
-  __host__ __device__ static constexpr int xs(int per, int ring) { return ring * A + per * (M + KS * 4); }
+  __host__ __device__ static constexpr int colw(int cs, int ring) { return ring * A + cs * M; }
+  __host__ __device__ static constexpr int xs(int per, int cs, int ring) { return colw(cs, ring) + per * KS * 4; }
   // K splits: every rank's fp32 part of each unit, pushed to its owner: [splits][units per owner][8][BN]
-  __host__ __device__ static constexpr int recv(int per, int width, int ring) { return xs(per, ring) + BN * (width + 8) * 2; }
+  __host__ __device__ static constexpr int recv(int per, int cs, int width, int ring) {
+    return xs(per, cs, ring) + BN * (width + 8) * 2;
+  }
   __host__ __device__ static constexpr int recv_bytes(int splits) {
     return splits > 1 ? splits * ((UNITS + splits - 1) / splits) * 8 * BN * 4 : 0;
   }
-  __host__ __device__ static constexpr int bars(int per, int width, int ring, int splits) {
-    const int body = recv(per, width, ring) + recv_bytes(splits);
+  __host__ __device__ static constexpr int bars(int per, int cs, int width, int ring, int splits) {
+    const int body = recv(per, cs, width, ring) + recv_bytes(splits);
     return body > EPI ? body : EPI;
-  }
-  __host__ __device__ static constexpr int bytes(int per, int width, int ring, int splits) {
-    return bars(per, width, ring, splits) + (MAX_STEPS + 1) * 8;
   }
 };
 
-template <typename T, int BM, int BN, int WM, int WN, bool HAS_COLS, bool IMAGE = false, bool GROUPED = false>
+template <typename T, int BM, int BN, int WM, int WN, bool HAS_COLS, bool IMAGE = false, bool GROUPED = false,
+          int AREG = 0>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     spmm_mma_sp_decode(const T* __restrict__ values_t, const u8* __restrict__ meta_t, const u32* __restrict__ cols,
                        const T* __restrict__ x, const T* __restrict__ bias, T* __restrict__ y, int R, int K, int ntok,
@@ -528,16 +530,18 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   constexpr int WARPS_N = BN / WN, NT = (BM / WM) * WARPS_N * 32, MT = WM / 16, NTILES = WN / 8;
   static_assert(!IMAGE || BM % 64 == 0, "the fragment image is in 64-row blocks");
   static_assert(!GROUPED || IMAGE, "copies of several steps: the fragment image only");
+  static_assert(!AREG || (IMAGE && !GROUPED), "A into registers: from the fragment image, not copies");
   static_assert(BM % WM == 0 && WM % 16 == 0 && BN % WN == 0 && WN % 8 == 0, "bad tile");
 
   extern __shared__ __align__(128) unsigned char smem[];
+  const int cs = AREG ? 0 : per;  // steps of codes in shared memory (AREG: the host's ring is 0 too)
   u8* sM = smem + Plan::codes(ring);
-  u32* cw = reinterpret_cast<u32*>(smem + Plan::colw(per, ring));
-  T* xs = reinterpret_cast<T*>(smem + Plan::xs(per, ring));
+  u32* cw = reinterpret_cast<u32*>(smem + Plan::colw(cs, ring));
+  T* xs = reinterpret_cast<T*>(smem + Plan::xs(per, cs, ring));
   const int splits = gridDim.z;
-  u64* bars = reinterpret_cast<u64*>(smem + Plan::bars(per, width, ring, splits));
+  u64* bars = reinterpret_cast<u64*>(smem + Plan::bars(per, cs, width, ring, splits));
   u64* rbar = bars + Plan::MAX_STEPS;  // K splits: this rank's units from every other rank
-  float* recv = reinterpret_cast<float*>(smem + Plan::recv(per, width, ring));
+  float* recv = reinterpret_cast<float*>(smem + Plan::recv(per, cs, width, ring));
   const int xp = width + 8;  // elements per slice row: rows 16 bytes apart mod 128, 4 banks
 
   const int tid = threadIdx.x, lane = tid & 31, wm = (tid >> 5) / WARPS_N, wn = (tid >> 5) % WARPS_N;
@@ -552,7 +556,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // (a runtime 1 cost the 128-row tiles 4-10%, v244: the compiler serialised their mma.sp on reused
   // fragment registers).
   const int group = GROUPED ? group_arg : 1;
-  const int ngroups = GROUPED ? (nsteps + group - 1) / group : nsteps, slots = min(ngroups, GROUPED ? ring / group : ring);
+  const int ngroups = GROUPED ? (nsteps + group - 1) / group : nsteps;
+  const int slots = AREG ? 0 : min(ngroups, GROUPED ? ring / group : ring);
   const size_t first = static_cast<size_t>(blockIdx.x) * total_steps + kbeg;  // (tile, step) index
   // IMAGE: (64-row block, step) index of the CTA's first block and step; blocks total_steps apart
   const size_t first64 = static_cast<size_t>(blockIdx.x) * (BM / 64) * total_steps + kbeg;
@@ -605,6 +610,35 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   __syncthreads();
   if (VNM_DEC_PROBE == 1) return;
   VNM_DEC_MARK(1);
+  // AREG: every lane loads its own A fragments and metadata words of AREG steps ahead straight from
+  // the fragment image into registers (v239: a CTA's bulk copies run ~230 ns apart whatever the
+  // ring; these loads keep AREG steps of every warp in flight without the TMA unit). The first
+  // ones go out before the slice's, which the compiler would otherwise wait for first.
+  constexpr int QD = AREG > 0 ? AREG : 1;
+  uint4 qa[QD][MT][2];
+  uint2 qm[QD][MT];
+  const u8* ag[MT];
+  const u8* mg[MT];
+#pragma unroll
+  for (int mi = 0; mi < MT; ++mi) {  // m16 tile q is warp q % 4 of 64-row block q / 4 (mma_stage_frags)
+    const int q = (wm * WM) / 16 + mi;
+    const size_t blk = first64 + static_cast<size_t>(q >> 2) * total_steps;
+    ag[mi] = reinterpret_cast<const u8*>(values_t) + blk * 4096 + (32 * (q & 3) + lane) * 16;
+    mg[mi] = meta_t + blk * 512 + (16 * (q & 3) + 2 * (lane >> 2) + (lane & 1)) * 8;
+  }
+  auto load_a = [&](uint4 (&a)[MT][2], uint2 (&e)[MT], int step) {
+#pragma unroll
+    for (int mi = 0; mi < MT; ++mi) {
+      a[mi][0] = ldg_stream_v4(ag[mi] + static_cast<size_t>(step) * 4096);
+      a[mi][1] = ldg_stream_v4(ag[mi] + static_cast<size_t>(step) * 4096 + 2048);
+      e[mi] = ldg_stream_v2(mg[mi] + static_cast<size_t>(step) * 512);
+    }
+  };
+  if constexpr (AREG > 0) {
+#pragma unroll
+    for (int d = 0; d < AREG; ++d)
+      if (d < nsteps) load_a(qa[d], qm[d], d);
+  }
   if (HAS_COLS) {  // 16-byte aligned: Gp is a multiple of KS
     const u32* colrow = cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS;
     for (int i = tid; i < nsteps * KS / 4; i += NT) cp_async16(cw + 4 * i, colrow + 4 * i, true);
@@ -625,7 +659,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   cp_async_commit();
   // The X slice's loads go out before the A copies (v47: the first mma waits for the slice;
   // A is on its way into L2 since the prefetch above).
-  if (tid == 0) {
+  if (!AREG && tid == 0) {
     mbar_arrive_expect_tx(&bars[0], steps_of(0) * Plan::A + nsteps * Plan::M);
     if constexpr (IMAGE) {  // block b's words of all steps at sM + b * per * 512
 #pragma unroll
@@ -649,12 +683,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
   for (int ni = 0; ni < NTILES; ++ni)
     xrow[ni] = reinterpret_cast<const u16*>(xs + min(wn * WN + 8 * ni + gid, ntok - 1) * xp);
-  // step s: group gi = s / group, its jg-th step; slot gi % slots and its pass's parity, advanced without a division
-  int slot = 0, phase = 0, gi = 0, jg = 0;
-  for (int s = 0; s < nsteps; ++s) {
-    // Slice columns of this lane's B elements: k-row 32 ks + 8 j + 2 tig + e is slot 2 (tig & 1) + e
-    // of the CTA's local group g = s KS + 8 ks + 2 j + tig / 2, column g m + offset (c0 cancels).
-    int col[2][4][2];
+  // Slice columns of this lane's B elements of step s: k-row 32 ks + 8 j + 2 tig + e is slot
+  // 2 (tig & 1) + e of the CTA's local group g = s KS + 8 ks + 2 j + tig / 2, column g m + offset (c0 cancels).
+  auto columns = [&](int s, int (&col)[2][4][2]) {
 #pragma unroll
     for (int ks = 0; ks < 2; ++ks)
 #pragma unroll
@@ -664,17 +695,52 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
         for (int e = 0; e < 2; ++e) col[ks][j][e] = g * m + static_cast<int>((w >> (8 * (2 * (tig & 1) + e))) & 0xffu);
       }
+  };
+  auto b_frag = [&](const int (&col)[2][4][2], int ks, int ni, u32 (&bf)[4]) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      bf[j] = static_cast<u32>(xrow[ni][col[ks][j][0]]) | (static_cast<u32>(xrow[ni][col[ks][j][1]]) << 16);
+  };
+  if constexpr (AREG > 0) {
+    // Step s0 + d is queue entry d (a compile-time index: the queue stays in registers); its entry
+    // is refilled with step s0 + d + AREG right after its mma.sp read it.
+    for (int s0 = 0; s0 < nsteps; s0 += AREG) {
+#pragma unroll
+      for (int d = 0; d < AREG; ++d) {
+        const int s = s0 + d;
+        if (s >= nsteps) break;
+        int col[2][4][2];
+        columns(s, col);
+        if (VNM_DEC_PROBE != 2) {
+#pragma unroll
+          for (int ks = 0; ks < 2; ++ks)
+#pragma unroll
+            for (int ni = 0; ni < NTILES; ++ni) {
+              u32 bf[4];
+              b_frag(col, ks, ni, bf);
+#pragma unroll
+              for (int mi = 0; mi < MT; ++mi) {
+                const uint4 w = qa[d][mi][ks];
+                const u32 af[4] = {w.x, w.y, w.z, w.w};
+                MmaSp<T>::run(acc[mi][ni], af, bf, ks ? qm[d][mi].y : qm[d][mi].x);
+              }
+            }
+        }
+        if (s + AREG < nsteps) load_a(qa[d], qm[d], s + AREG);
+      }
+    }
+  }
+  // step s: group gi = s / group, its jg-th step; slot gi % slots and its pass's parity, advanced without a division
+  int slot = 0, phase = 0, gi = 0, jg = 0;
+  for (int s = 0; s < (AREG ? 0 : nsteps); ++s) {
+    int col[2][4][2];
+    columns(s, col);
     mbar_wait(&bars[slot], phase);
     if (s == 0) VNM_DEC_MARK(3);
     if (VNM_DEC_PROBE != 2)
       mma_stage_frags<T, WM, WN, IMAGE>(acc, reinterpret_cast<const T*>(smem + slot * group * Plan::A + jg * 4096),
                                         sM + s * (IMAGE ? 512 : Plan::M), wm, lane,
-                                 [&](int ks, int ni, u32 (&bf)[4]) {
-#pragma unroll
-                                   for (int j = 0; j < 4; ++j)
-                                     bf[j] = static_cast<u32>(xrow[ni][col[ks][j][0]]) |
-                                             (static_cast<u32>(xrow[ni][col[ks][j][1]]) << 16);
-                                 }, per * 512, a_block);
+                                 [&](int ks, int ni, u32 (&bf)[4]) { b_frag(col, ks, ni, bf); }, per * 512, a_block);
     if (!GROUPED || ++jg == group || s + 1 == nsteps) {  // the group's last step
       const int g = GROUPED ? gi : s;  // (one induction variable where groups are single steps)
       if (g + slots < ngroups) {  // the same for every thread: the barrier is uniform
