@@ -8,7 +8,10 @@ one-element torch kernel (the launch floor of this harness) and cuBLAS on the de
 a call, median and slowest over the ranks of row tile 0, median over 25 back-to-back eager calls
 ("pdl", the wait for the previous kernel, is the host's launch gap there).
 
-  python scripts/decode_floor.py [--shapes 1024x4096x1:128:2:32,...] [--probes 0,1,2] [--trace]
+--image: through vnmsparse.spmm (the decode kernel on the fragment image where V % 64 == 0, as in
+use: A into registers on 64-row tiles, v281) instead of on the "sm90" image.
+
+  python scripts/decode_floor.py [--shapes 1024x4096x1:128:2:32,...] [--probes 0,1,2] [--trace] [--image]
 """
 import argparse
 import ctypes
@@ -20,6 +23,7 @@ import tempfile
 import torch
 import torch.nn.functional as F
 
+import vnmsparse as vs
 from vnmsparse.kernels import jit
 from vnmsparse.kernels import spmm_mma_sp as K
 
@@ -29,10 +33,20 @@ SHAPES = "1024x4096x1:128:2:32,4096x4096x1:128:2:32,4096x4096x1:128:2:8,4096x409
 MARKS = ("pdl", "x", "a0", "loop", "cw", "push", "rbar", "end")
 
 
+IMAGE = False  # --image
+
+
+def call(sets, r, k, cfg):
+    """Call i of the decode kernel on the rotating sets: through vnmsparse.spmm with --image."""
+    if IMAGE:
+        return lambda i: vs.spmm(sets[i % len(sets)][0], sets[i % len(sets)][2])
+    return decode_call(sets, r, k, cfg)
+
+
 def trace(spec, gen, calls=30):
     r, k, t, cfg, sets = case(spec, gen)
     K.DEFINES = {"VNM_DEC_PROBE": 9}
-    run = decode_call(sets, r, k, cfg)
+    run = call(sets, r, k, cfg)
     for i in range(3):
         run(i)
     torch.cuda.synchronize()
@@ -68,7 +82,10 @@ def main():
     ap.add_argument("--shapes", default=SHAPES)
     ap.add_argument("--probes", default="0,1,2")
     ap.add_argument("--trace", action="store_true")
+    ap.add_argument("--image", action="store_true")
     args = ap.parse_args()
+    global IMAGE
+    IMAGE = args.image
     gen = torch.Generator(device="cuda").manual_seed(0)
     if args.trace:
         for spec in args.shapes.split(","):
@@ -82,14 +99,15 @@ def main():
     print(f"{'shape':26s} {'plan':18s} {'cuBLAS':>8s} " + " ".join(f"{c:>9s}" for c in cols))
     for spec in args.shapes.split(","):
         r, k, t, cfg, sets = case(spec, gen)
-        plan = K.decode_plan(sets[0][0].device, t, r, K.layout_steps(k, cfg.m), cfg.v, cfg.m)
+        plan = (K.preferred_decode_plan(sets[0][0].device, t, r, k, cfg.v, cfg.m, image=cfg.v % 64 == 0) if IMAGE
+                else K.decode_plan(sets[0][0].device, t, r, K.layout_steps(k, cfg.m), cfg.v, cfg.m))
         dense = time_us(lambda i: F.linear(sets[i % 3][0], sets[i % 3][1]))
         cells = []
         for pdl in (True, False):
             jit.PDL = pdl
             for p in probes:
                 K.DEFINES = {"VNM_DEC_PROBE": p} if p else {}
-                run = decode_call(sets, r, k, cfg)
+                run = call(sets, r, k, cfg)
                 if p == 0:
                     ref = sets[0][0].float() @ sets[0][1].float().t()
                     err = ((run(0).float() - ref).norm() / ref.norm()).item()

@@ -649,6 +649,7 @@ DECODE_AREG_SHORT, DECODE_AREG_SHORT_STEPS = 8, 4  # (64:2:16 4.6 -> 4.3, 64:2:3
 DECODE_AREG_DEPTHS = (4, 8)  # the depths compiled (name_expressions)
 DECODE_AREG_MAX_BN = 16
 DECODE_AREG_MAX_BM = 64  # ... and row tiles of at most this many rows
+DECODE_AREG_WM = 16  # rows per warp (a 128-row tile: 8 warps, each loading one m16 tile's A)
 # Where vnmsparse.spmm runs it on sm_90 (kernels._select, decode_preferred; VNM_DECODE=0 turns
 # it off): up to this many tokens (plain 2:4 only where X cannot be read by TMA: spmm_sm90a, v89).
 # Grid v37d (H200, geomean over 4 shapes, speed-up over cuBLAS, decode kernel vs wgmma.sp with K
@@ -668,12 +669,13 @@ DECODE_FEW_ROWS = 1024
 DECODE_MAX_X_PER_W = 2
 
 
-def _decode_warp_tile(bm: int, bn: int) -> tuple[int, int]:
+def _decode_warp_tile(bm: int, bn: int, areg: int = 0) -> tuple[int, int]:
     """(rows, tokens) per warp of the decode kernel: up to four warps, split over tokens first
-    (16 per warp) so that each B fragment is built once, then over rows (at least 16 per warp)."""
+    (16 per warp) so that each B fragment is built once, then over rows (at least 16 per warp);
+    with A in registers (``areg``), DECODE_AREG_WM rows per warp."""
     warps_n = min(4, max(1, bn // 16))
     warps_m = max(1, min(4 // warps_n, bm // 16))
-    return bm // warps_m, bn // warps_n
+    return (DECODE_AREG_WM if areg else bm // warps_m), bn // warps_n
 
 
 def decode_name(dtype: torch.dtype, bm: int, bn: int, has_cols: bool, image: bool = False, grouped: bool = False,
@@ -687,7 +689,7 @@ def decode_name(dtype: torch.dtype, bm: int, bn: int, has_cols: bool, image: boo
                          "fragment image (image=True)")
     if grouped and areg:
         raise ValueError("the decode kernel's A comes in copies (grouped) or into registers (areg), not both")
-    wm, wn = _decode_warp_tile(bm, bn)
+    wm, wn = _decode_warp_tile(bm, bn, areg)
     return (f"vnm::spmm_mma_sp_decode<{_CTYPE[dtype]}, {bm}, {bn}, {wm}, {wn}, {_b(has_cols)}"
             + (f", true, false, {areg}>" if areg else ", true, true>" if grouped else ", true>" if image else ">"))
 
@@ -811,11 +813,12 @@ def _decode_clusters_at_once(device: torch.device, bm: int, bn: int, smem: int, 
     the call's dtype (asking with the other one compiled a kernel the call never runs), else (no
     GPU to ask: CPU tests) a count from shared memory alone, 92% of the SMs' CTA slots (the
     driver's figure for clusters of 7 on an H200)."""
-    wm, wn = _decode_warp_tile(bm, bn)
+    areg = decode_areg(image, bm, bn)
+    wm, wn = _decode_warp_tile(bm, bn, areg)
     threads = (bm // wm) * (bn // wn) * 32
     if torch.cuda.is_available():
         try:
-            kernel = _kernel(decode_name(dtype, bm, bn, True, image, areg=decode_areg(image, bm, bn)), _DECODE_PARAMS)
+            kernel = _kernel(decode_name(dtype, bm, bn, True, image, areg=areg), _DECODE_PARAMS)
             return max(1, kernel.max_active_clusters(threads, (1, 1, splits), shared_mem=smem))
         except Exception:  # noqa: BLE001 - an estimate serves where the driver cannot answer
             pass
@@ -865,10 +868,10 @@ def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool =
     # (a token-contiguous x, one the tiles cannot read as it is (T % 8 != 0), by the transpose kernel:
     # v153, auto_xt at T = 4 8.3 us with a torch copy here against 4.0 on row-major X)
     xr = as_rows(x2)
-    wm, wn = _decode_warp_tile(bm, bn)
+    areg = decode_areg(image, bm, bn, per)
+    wm, wn = _decode_warp_tile(bm, bn, areg)
     group = decode_group(per, image, bm, bn)
-    kernel = _kernel(decode_name(x2.dtype, bm, bn, cols is not None, image, group > 1, decode_areg(image, bm, bn, per)),
-                     _DECODE_PARAMS)
+    kernel = _kernel(decode_name(x2.dtype, bm, bn, cols is not None, image, group > 1, areg), _DECODE_PARAMS)
     kernel.launch(
         (-(-r // bm), 1, splits), ((bm // wm) * (bn // wn) * 32, 1, 1),
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
