@@ -487,6 +487,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 #ifndef VNM_DEC_PROBE
 #define VNM_DEC_PROBE 0
 #endif
+#ifndef VNM_DEC_PREFETCH_STEPS  // (A/B: steps of a CTA's share asked of L2 before the PDL wait; 32 = all)
+#define VNM_DEC_PREFETCH_STEPS 32
+#endif
 #if VNM_DEC_PROBE == 9
 #define VNM_DEC_MARK(i) (tr[i] = clock64())
 #else
@@ -586,16 +589,18 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   VNM_DEC_MARK(0);
 
   if (tid == 0) {
-    // The CTA's whole share of the weight into L2 while an earlier kernel may still run (PDL)
+    // The CTA's share of the weight (its first VNM_DEC_PREFETCH_STEPS steps) into L2 while an earlier
+    // kernel may still run (PDL)
+    const int pf = min(nsteps, VNM_DEC_PREFETCH_STEPS);
     if constexpr (IMAGE) {
 #pragma unroll
       for (int b = 0; b < BM / 64; ++b) {
-        bulk_prefetch_l2(values_t + (first64 + b * total_steps) * 2048, nsteps * 4096);
-        bulk_prefetch_l2(meta_t + (first64 + b * total_steps) * 512, nsteps * 512);
+        if (pf > 0) bulk_prefetch_l2(values_t + (first64 + b * total_steps) * 2048, pf * 4096);
+        if (pf > 0) bulk_prefetch_l2(meta_t + (first64 + b * total_steps) * 512, pf * 512);
       }
-    } else {
-      bulk_prefetch_l2(values_t + first * (Plan::A / 2), nsteps * Plan::A);
-      bulk_prefetch_l2(meta_t + first * Plan::M, nsteps * Plan::M);
+    } else if (pf > 0) {
+      bulk_prefetch_l2(values_t + first * (Plan::A / 2), pf * Plan::A);
+      bulk_prefetch_l2(meta_t + first * Plan::M, pf * Plan::M);
     }
     if (HAS_COLS) bulk_prefetch_l2(cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS, nsteps * KS * 4);
     for (int s = 0; s < slots; ++s) mbar_init(&bars[s], 1);
