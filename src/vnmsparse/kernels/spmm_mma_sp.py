@@ -646,7 +646,7 @@ DECODE_GROUP_MIN_STEPS = 8
 # most DECODE_AREG_MAX_BN: wider ones hold more accumulators (bn 64 spills at depth 4).
 DECODE_AREG = 4
 DECODE_AREG_SHORT, DECODE_AREG_SHORT_STEPS = 8, 4  # (64:2:16 4.6 -> 4.3, 64:2:32 3.5 -> 3.2 against depth 4)
-DECODE_AREG_DEPTHS = (4, 8)  # the depths compiled (name_expressions)
+DECODE_AREG_DEPTHS = tuple(sorted({DECODE_AREG, DECODE_AREG_SHORT} - {0}))  # the depths compiled (name_expressions)
 DECODE_AREG_MAX_BN = 16
 DECODE_AREG_MAX_BM = 64  # ... and row tiles of at most this many rows
 DECODE_AREG_WM = 16  # rows per warp (a 128-row tile: 8 warps, each loading one m16 tile's A)
@@ -737,7 +737,7 @@ def decode_ring(per: int, image: bool, bm: int, bn: int) -> int:
     return group * (min(groups, DECODE_RING) if DECODE_RING else groups)
 
 
-def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int, image: bool) -> int:  # mirrors DecodePlan::bytes in the .cu
+def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int, image: bool) -> int:  # mirrors DecodePlan::bars in the .cu, + barriers
     a, codes, units = bm * 2 * KS * 2, bm * KS // 2, bm // 8
     received = splits * -(-units // splits) * 8 * bn * 4 if splits > 1 else 0
     code_steps = 0 if decode_areg(image, bm, bn) else per

@@ -595,11 +595,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     // The CTA's share of the weight (its first VNM_DEC_PREFETCH_STEPS steps) into L2 while an earlier
     // kernel may still run (PDL)
     const int pf = min(nsteps, VNM_DEC_PREFETCH_STEPS);
-    if constexpr (IMAGE) {
+    if (IMAGE && pf > 0) {
 #pragma unroll
       for (int b = 0; b < BM / 64; ++b) {
-        if (pf > 0) bulk_prefetch_l2(values_t + (first64 + b * total_steps) * 2048, pf * 4096);
-        if (pf > 0) bulk_prefetch_l2(meta_t + (first64 + b * total_steps) * 512, pf * 512);
+        bulk_prefetch_l2(values_t + (first64 + b * total_steps) * 2048, pf * 4096);
+        bulk_prefetch_l2(meta_t + (first64 + b * total_steps) * 512, pf * 512);
       }
     } else if (pf > 0) {
       bulk_prefetch_l2(values_t + first * (Plan::A / 2), pf * Plan::A);
