@@ -11,7 +11,9 @@ a call, median and slowest over the ranks of row tile 0, median over 25 back-to-
 --image: through vnmsparse.spmm (the decode kernel on the fragment image where V % 64 == 0, as in
 use: A into registers on 64-row tiles, v281) instead of on the "sm90" image.
 
-  python scripts/decode_floor.py [--shapes 1024x4096x1:128:2:32,...] [--probes 0,1,2] [--trace] [--image]
+--define NAME=V,...: more of the kernels' macros (VNM_DEC_X_FIRST=1) in every column.
+
+  python scripts/decode_floor.py [--shapes 1024x4096x1:128:2:32,...] [--probes 0,1,2] [--trace] [--image] [--define ..]
 """
 import argparse
 import ctypes
@@ -34,6 +36,7 @@ MARKS = ("pdl", "x", "a0", "loop", "cw", "push", "rbar", "end")
 
 
 IMAGE = False  # --image
+EXTRA = {}  # --define
 
 
 def call(sets, r, k, cfg):
@@ -45,7 +48,7 @@ def call(sets, r, k, cfg):
 
 def trace(spec, gen, calls=30):
     r, k, t, cfg, sets = case(spec, gen)
-    K.DEFINES = {"VNM_DEC_PROBE": 9}
+    K.DEFINES = {**EXTRA, "VNM_DEC_PROBE": 9}
     run = call(sets, r, k, cfg)
     for i in range(3):
         run(i)
@@ -83,9 +86,11 @@ def main():
     ap.add_argument("--probes", default="0,1,2")
     ap.add_argument("--trace", action="store_true")
     ap.add_argument("--image", action="store_true")
+    ap.add_argument("--define", default="")
     args = ap.parse_args()
     global IMAGE
     IMAGE = args.image
+    EXTRA.update(d.split("=") for d in args.define.split(",") if d)
     gen = torch.Generator(device="cuda").manual_seed(0)
     if args.trace:
         for spec in args.shapes.split(","):
@@ -106,7 +111,7 @@ def main():
         for pdl in (True, False):
             jit.PDL = pdl
             for p in probes:
-                K.DEFINES = {"VNM_DEC_PROBE": p} if p else {}
+                K.DEFINES = {**EXTRA, "VNM_DEC_PROBE": p} if p else dict(EXTRA)
                 run = call(sets, r, k, cfg)
                 if p == 0:
                     ref = sets[0][0].float() @ sets[0][1].float().t()
