@@ -493,12 +493,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 #ifndef VNM_DEC_PREFETCH_STEPS
 #define VNM_DEC_PREFETCH_STEPS 1
 #endif
-// 1: A's register queue (AREG) is asked for after the X slice and column words, not before (every load
-// is asm volatile, so the order holds in the SASS). v283's stage clocks: the slice landed ~2 us after the
-// PDL wait, behind the CTA's first AREG steps of A (most of a small weight's bytes, from DRAM).
-#ifndef VNM_DEC_X_FIRST
-#define VNM_DEC_X_FIRST 0
-#endif
 #if VNM_DEC_PROBE == 9
 #define VNM_DEC_MARK(i) (tr[i] = clock64())
 #else
@@ -648,18 +642,18 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       e[mi] = ldg_stream_v2(mg[mi] + static_cast<size_t>(step) * 512);
     }
   };
-  auto load_queue = [&]() {
-    if constexpr (AREG > 0) {
+  if constexpr (AREG > 0) {
 #pragma unroll
-      for (int d = 0; d < AREG; ++d)
-        if (d < nsteps) load_a(qa[d], qm[d], d);
-    }
-  };
-  const u32* colrow = cols + (HAS_COLS ? static_cast<size_t>(row0 / v) * Gp + kbeg * KS : 0);
-  auto colw_chunk = [&](int i) { cp_async16(cw + 4 * i, colrow + 4 * i, true); };  // (Gp is a multiple of KS)
+    for (int d = 0; d < AREG; ++d)
+      if (d < nsteps) load_a(qa[d], qm[d], d);
+  }
+  if (HAS_COLS) {  // 16-byte aligned: Gp is a multiple of KS
+    const u32* colrow = cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS;
+    for (int i = tid; i < nsteps * KS / 4; i += NT) cp_async16(cw + 4 * i, colrow + 4 * i, true);
+  }
   const int cpr = width / 8;
   const bool vec = ldx % 8 == 0 && (reinterpret_cast<size_t>(x) & 15) == 0;
-  auto x_chunk = [&](int i) {
+  for (int i = tid; i < ntok * cpr; i += NT) {
     const int t = i / cpr, c = i % cpr, gk = c0 + 8 * c;
     T* dst = xs + t * xp + 8 * c;
     const T* src = x + static_cast<size_t>(t) * ldx + gk;
@@ -669,17 +663,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
       for (int j = 0; j < 8; ++j) dst[j] = gk + j < K ? src[j] : T(0.f);
     }
-  };
-  const int ncw = HAS_COLS ? nsteps * KS / 4 : 0, nx = ntok * cpr;
-  // VNM_DEC_X_FIRST: each thread's first chunk of the column words and the slice ahead of the queue (ptxas
-  // sinks the queue's loads below a loop before them, and the barrier after it: SASS); the rest after
-  if (VNM_DEC_X_FIRST) {
-    if (tid < ncw) colw_chunk(tid);
-    if (tid < nx) x_chunk(tid);
   }
-  load_queue();
-  for (int i = tid + (VNM_DEC_X_FIRST ? NT : 0); i < ncw; i += NT) colw_chunk(i);
-  for (int i = tid + (VNM_DEC_X_FIRST ? NT : 0); i < nx; i += NT) x_chunk(i);
   cp_async_commit();
   // The X slice's loads go out before the A copies (v47: the first mma waits for the slice;
   // A is on its way into L2 since the prefetch above).
