@@ -222,14 +222,16 @@ def test_tile_choice(monkeypatch):
         assert W.grouped(W.TILE_TABLE[(bm, 128)], 32, True) == W.TILE_TABLE[(bm, 128)]
     assert len(W.GROUPED_TILES) == 6 and str(W.GROUPED_TILES[(128, 64)]) == "wg128x64s12t1g4"
     assert W.GROUPED_TILES[(128, 64)].name(torch.bfloat16, True, True).endswith(", 1, 2, false, 1, 4>")
-    # gathered T <= 8 leaves the decode kernel for the narrow tiles on large weights only, and not while T x m is
-    # small (DECODE_OVER_NARROW: any weight on 64-row tiles, below 25 MB on 128-row ones)
+    # gathered T <= 8 leaves the decode kernel for the narrow tiles on large weights only, and not while T x m and
+    # the bytes of the X slices are small (DECODE_OVER_NARROW)
     assert W.narrow_over_decode(12, 11008, 4096, 128, 8) and W.narrow_over_decode(8, 4096, 11008, 128, 16)
-    assert W.narrow_over_decode(1, 28672, 8192, 128, 8) and W.narrow_over_decode(2, 13824, 5120, 128, 8)
-    assert not W.narrow_over_decode(8, 11008, 4096, 128, 8) and not W.narrow_over_decode(4, 4096, 11008, 128, 16)
+    assert W.narrow_over_decode(2, 28672, 8192, 128, 8) and W.narrow_over_decode(4, 13824, 5120, 128, 8)
+    assert not W.narrow_over_decode(4, 11008, 4096, 128, 8) and not W.narrow_over_decode(4, 4096, 11008, 128, 16)
     assert not W.narrow_over_decode(8, 4096, 4096, 128, 8) and not W.narrow_over_decode(8, 1024, 65536, 128, 8)
+    assert not W.narrow_over_decode(8, 5120, 5120, 128, 8) and W.narrow_over_decode(8, 11008, 4096, 128, 8)
     assert W.narrow_over_decode(8, 11008, 4096, 64, 8) and W.narrow_over_decode(4, 11008, 4096, 64, 16)  # 64-row tiles
-    assert not W.narrow_over_decode(4, 11008, 4096, 64, 8) and not W.narrow_over_decode(1, 28672, 8192, 64, 16)
+    assert not W.narrow_over_decode(4, 11008, 4096, 64, 8) and not W.narrow_over_decode(2, 13824, 5120, 64, 16)
+    assert W.narrow_over_decode(1, 28672, 8192, 64, 8) and W.narrow_over_decode(4, 13824, 5120, 64, 8)
     for bad in (dict(stages=10), dict(stages=4), dict(persistent=True), dict(staged=False)):
         with pytest.raises(ValueError, match="copy_steps"):
             W.WgTile(**{**dict(bm=128, bn=64, stages=12, a_regs=True, staged=True, copy_steps=4), **bad})

@@ -259,15 +259,16 @@ NARROW_TILES = {key: t for key, t in _STAGED.items() if t.bn < 64}
 # 14.1 -> 12.9), with 128-row ones at 25-35 MB it is even (8192^2 128:2:8 14.2 against 14.7).
 NARROW_DECODE_MIN_BYTES = 10 * 2**20
 NARROW_DECODE_BYTE_TOKENS = {128: 40 * 2**20, 64: 24 * 2**20}
-# ... but the decode kernel keeps calls of T x m <= DECODE_OVER_NARROW[row tile][0] on weights of less than
-# [1] compact bytes (None: any): since A goes into registers on 64-row tiles (v281) and a CTA prefetches one
-# step (v286) it streams as fast as the narrow tile while the X slice it reads stays small against its weight
-# (v287, H100, us, narrow -> decode kernel: 64:2:8 LLaMA-13B 13824 x 5120 T = 1 19.2 -> 16.0, 70B 28672 x 8192
-# T = 1 51.2 -> 47.3, 7B down T = 4 14.3 -> 12.3, 5120^2 T = 4 10.9 -> 8.9, 64:2:16 70B T = 1 28.0 -> 25.8, 13B
-# T = 2 11.8 -> 10.9; 128:2:8 (A in slots) 7B gate/up T = 2 13.1 -> 11.1, T = 8 12.8 -> 12.0; but T x m = 64 on
-# 64-row tiles: 7B gate/up 64:2:8 T = 8 13.6 -> 16.0, 64:2:16 T = 4 8.8 -> 9.9, and 128-row tiles on 28 MB and
-# more: 13B 128:2:8 T = 4 18.5 -> 19.1, 70B T = 1 48.8 -> 49.9, 128:2:32 T = 2 16.2 -> 18.3).
-DECODE_OVER_NARROW = {64: (32, None), 128: (64, 25 * 2**20)}
+# ... but the decode kernel keeps the calls of T x m <= DECODE_OVER_NARROW[row tile][0] whose X slices add at most
+# [1] bytes of reads (compact x T x m / (2 row tile): every CTA reads its whole slice, v13). Since A goes into
+# registers on 64-row tiles (v281) and a CTA prefetches one step (v286), the decode kernel streams about as fast
+# as the narrow tile; what it loses with T is the slices (v287 / v288, H100, us, narrow -> decode kernel, same
+# turns: 64:2:8 LLaMA-13B gate/up T = 1 19.3 -> 17.6, 70B q/o T = 2 19.5 -> 17.7, 7B down T = 2 / 4 14.6 / 14.7
+# -> 12.3 / 13.1, 5120^2 T = 4 10.9 -> 8.9, 64:2:16 13B T = 2 11.9 -> 11.1; 128:2:8 13B q/k/v/o T = 4 / 8 11.1 /
+# 11.3 -> 9.2 / 9.8, 7B gate/up T = 2 13.7 -> 12.6; but past the bytes: 70B gate/up 64:2:8 T = 4 (28 MB of
+# slices) 51.3 -> 53.9, 13B T = 4 (8 MB) 19.2 -> 20.2, 64:2:16 70B T = 2 28.0 -> 29.8, 128:2:32 70B T = 2 16.2 ->
+# 18.3; and past T x m: 7B gate/up 64:2:8 T = 8 13.6 -> 16.0, 64:2:16 T = 4 8.8 -> 9.9).
+DECODE_OVER_NARROW = {64: (32, 6 * 2**20), 128: (64, 4 * 2**20)}
 NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles and the decode kernel, as before v114)
 
 # v200 (opt-in: slower, NOTES): gathered calls of at most 32 tokens on a row-major X (M <= SLAB_M_MAX,
@@ -441,8 +442,8 @@ def narrow_over_decode(ntok: int, rows: int, k: int, v: int, m: int) -> bool:
     """Whether a gathered call that the decode kernel could run runs a NARROW_TILES tile instead."""
     compact = rows * k * 4 // m  # bytes of the kept values (2 of every M columns, 16-bit)
     bm = row_tile(v, m)
-    max_tm, max_bytes = DECODE_OVER_NARROW[bm]
-    if ntok * m <= max_tm and (max_bytes is None or compact < max_bytes):
+    max_tm, max_slices = DECODE_OVER_NARROW[bm]
+    if ntok * m <= max_tm and compact * ntok * m // (2 * bm) <= max_slices:
         return False
     return _narrow(ntok, rows) and compact >= max(NARROW_DECODE_MIN_BYTES, NARROW_DECODE_BYTE_TOKENS[bm] // ntok)
 
