@@ -225,7 +225,7 @@ def test_tile_choice(monkeypatch):
     # gathered T <= 8 leaves the decode kernel for the narrow tiles on large weights only, and not while T x m and
     # the bytes of the X slices are small (DECODE_OVER_NARROW)
     assert W.narrow_over_decode(12, 11008, 4096, 128, 8) and W.narrow_over_decode(8, 4096, 11008, 128, 16)
-    assert W.narrow_over_decode(2, 28672, 8192, 128, 8) and W.narrow_over_decode(4, 13824, 5120, 128, 8)
+    assert W.narrow_over_decode(1, 28672, 8192, 128, 8) and W.narrow_over_decode(2, 13824, 5120, 128, 8)
     assert not W.narrow_over_decode(4, 11008, 4096, 128, 8) and not W.narrow_over_decode(4, 4096, 11008, 128, 16)
     assert not W.narrow_over_decode(8, 4096, 4096, 128, 8) and not W.narrow_over_decode(8, 1024, 65536, 128, 8)
     assert not W.narrow_over_decode(8, 5120, 5120, 128, 8) and W.narrow_over_decode(8, 11008, 4096, 128, 8)

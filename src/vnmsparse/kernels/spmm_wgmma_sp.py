@@ -267,8 +267,10 @@ NARROW_DECODE_BYTE_TOKENS = {128: 40 * 2**20, 64: 24 * 2**20}
 # -> 12.3 / 13.1, 5120^2 T = 4 10.9 -> 8.9, 64:2:16 13B T = 2 11.9 -> 11.1; 128:2:8 13B q/k/v/o T = 4 / 8 11.1 /
 # 11.3 -> 9.2 / 9.8, 7B gate/up T = 2 13.7 -> 12.6; but past the bytes: 70B gate/up 64:2:8 T = 4 (28 MB of
 # slices) 51.3 -> 53.9, 13B T = 4 (8 MB) 19.2 -> 20.2, 64:2:16 70B T = 2 28.0 -> 29.8, 128:2:32 70B T = 2 16.2 ->
-# 18.3; and past T x m: 7B gate/up 64:2:8 T = 8 13.6 -> 16.0, 64:2:16 T = 4 8.8 -> 9.9).
-DECODE_OVER_NARROW = {64: (32, 6 * 2**20), 128: (64, 4 * 2**20)}
+# 18.3; and past T x m: 7B gate/up 64:2:8 T = 8 13.6 -> 16.0, 64:2:16 T = 4 8.8 -> 9.9). [2]: the most compact
+# bytes (None: any): 128-row tiles take A through shared-memory slots, which stream a large weight slower (v289,
+# 70B down T = 1 128:2:8 50.6 -> 71.2, 128:2:16 28.8 -> 33.8; gate/up 49.2 -> 51.0).
+DECODE_OVER_NARROW = {64: (32, 6 * 2**20, None), 128: (64, 4 * 2**20, 25 * 2**20)}
 NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles and the decode kernel, as before v114)
 
 # v200 (opt-in: slower, NOTES): gathered calls of at most 32 tokens on a row-major X (M <= SLAB_M_MAX,
@@ -442,8 +444,9 @@ def narrow_over_decode(ntok: int, rows: int, k: int, v: int, m: int) -> bool:
     """Whether a gathered call that the decode kernel could run runs a NARROW_TILES tile instead."""
     compact = rows * k * 4 // m  # bytes of the kept values (2 of every M columns, 16-bit)
     bm = row_tile(v, m)
-    max_tm, max_slices = DECODE_OVER_NARROW[bm]
-    if ntok * m <= max_tm and compact * ntok * m // (2 * bm) <= max_slices:
+    max_tm, max_slices, max_bytes = DECODE_OVER_NARROW[bm]
+    if (ntok * m <= max_tm and compact * ntok * m // (2 * bm) <= max_slices
+            and (max_bytes is None or compact < max_bytes)):
         return False
     return _narrow(ntok, rows) and compact >= max(NARROW_DECODE_MIN_BYTES, NARROW_DECODE_BYTE_TOKENS[bm] // ntok)
 
