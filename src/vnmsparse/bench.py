@@ -53,9 +53,7 @@ METHOD = """\
   CUDA events around each replay; t = median(replay) / N, spread = p10..p90. The paths of a config
   (dense, cuSPARSELt's alg 0 and best, each vnmsparse path) take turns replay by replay, so that
   all see the same clock and temperature (the path timed right after cuBLAS ran 3-7% slower when
-  each path ran its replays alone), each turn starting one path later than the one before (with a
-  fixed order the first vnmsparse path of a turn ran 2-5% slower than the same kernels in second
-  place at decode sizes: v285, v289). The N calls rotate over ``n_sets`` copies of (x, weight) whose
+  each path ran its replays alone). The N calls rotate over ``n_sets`` copies of (x, weight) whose
   total exceeds 2x the L2 size, so each call reads its weight and activations from HBM as in
   inference. (Rotation, not a flush: a flush kernel between
   calls would sit inside the timed graph.) At most ``--max-sets`` copies; the ``rot_MB`` column
@@ -486,8 +484,7 @@ class Clock:
         pending = [[] for _ in preps]
         t0 = time.perf_counter()
         for j in range(max((p.reps for p in preps), default=0)):
-            for i in range(len(preps)):  # turn j starts j paths later: no path keeps one place in the order
-                p, out = preps[(i + j) % len(preps)], pending[(i + j) % len(preps)]
+            for p, out in zip(preps, pending):
                 if j < p.reps:
                     out.append(self._time_one(p, j))
         self.sync()
