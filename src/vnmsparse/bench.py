@@ -53,9 +53,7 @@ METHOD = """\
   CUDA events around each replay; t = median(replay) / N, spread = p10..p90. The paths of a config
   (dense, cuSPARSELt's alg 0 and best, each vnmsparse path) take turns replay by replay, so that
   all see the same clock and temperature (the path timed right after cuBLAS ran 3-7% slower when
-  each path ran its replays alone), each timed replay right after an untimed one of ``LEAD_CALLS``
-  calls of the same path (without it, a path that followed another kernel's replay ran 3-5% slower than
-  the same kernels after themselves at decode sizes: v292). The N calls rotate over ``n_sets`` copies of (x, weight) whose
+  each path ran its replays alone). The N calls rotate over ``n_sets`` copies of (x, weight) whose
   total exceeds 2x the L2 size, so each call reads its weight and activations from HBM as in
   inference. (Rotation, not a flush: a flush kernel between
   calls would sit inside the timed graph.) At most ``--max-sets`` copies; the ``rot_MB`` column
@@ -183,11 +181,6 @@ TEXT_COLUMNS = {"shape", "pattern", "path", "status", "method", "note"}
 REL_TOL = 1e-2  # bf16/fp16 output vs fp32 reference; cuSPARSELt gives ~3e-4
 MIN_REPS = 5  # floor when --max-path-seconds shortens a slow path's repetitions
 MIN_REPLAY_S = 200e-6  # a replay this long makes event overhead (~us) negligible
-# Calls of the path replayed untimed right before each timed replay: a path that followed another kernel's replay
-# ran 3-5% slower than the same kernels following themselves (v292, 64-row decode tiles, replays of ~200 us), a
-# cost of switching kernels that no path should pay in some places of the turn and not in others. At most a quarter
-# of the replay's calls (at least one): long calls (prefill) pay the switch in a smaller part of their time.
-LEAD_CALLS = 4
 WALL_TARGET_S = 0.05
 # For the run-time estimate only: host cost of one eager call (performance.md section 2.3), fixed
 # costs per config and per timed path (graph capture syncs, checks), a modest vnmsparse kernel rate.
@@ -366,7 +359,6 @@ class Prepared:
     first_s: float
     est_s: float
     method: str
-    lead: Optional[Callable] = None  # run untimed right before each repetition (LEAD_CALLS)
 
 
 def _percentile(xs: list, q: float) -> float:
@@ -562,15 +554,8 @@ class CudaClock(Clock):
                 for j in range(n):
                     call(j % n_sets)
             run = lambda j: graph.replay()
-            lead = None
-            if LEAD_CALLS:
-                lead_graph = torch.cuda.CUDAGraph()
-                with torch.cuda.graph(lead_graph):  # the sets that precede set 0 in the rotation, as in steady state
-                    for j in range(-min(LEAD_CALLS, max(1, n // 4)), 0):
-                        call(j % n_sets)
-                lead = lead_graph.replay
         except Exception as e:  # not capturable (host sync, foreign stream...): time it eagerly
-            graph = lead = None
+            graph = None
             self.sync()
             method = f"events ({type(e).__name__}: {e}".splitlines()[0][:120] + ")"
 
@@ -578,18 +563,14 @@ class CudaClock(Clock):
                 for j in range(n):
                     call(j % n_sets)
         run(0)  # the first replay also uploads the graph
-        if lead is not None:
-            lead()
         self.sync()
         t0 = time.perf_counter()
         run(0)
         self.sync()
         reps = max(MIN_REPS, min(reps, int(max_s / max(time.perf_counter() - t0, 1e-9))))
-        return Prepared(run, call, n, n_sets, reps, first, est, method, lead)
+        return Prepared(run, call, n, n_sets, reps, first, est, method)
 
     def _time_one(self, p: Prepared, j: int) -> Callable[[], float]:
-        if p.lead is not None:
-            p.lead()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         p.run(j)
