@@ -2,7 +2,7 @@
 kernels set otherwise for the call (host-side switches, read when the call is made, so a CUDA graph
 captures the choice), timed in the same turns as every other path (GPU).
 
-  python scripts/bench_ab.py --path "auto_before:spmm_wgmma_sp.DECODE_OVER_NARROW={64: (0, None), 128: (0, None)}" \
+  python scripts/bench_ab.py --path "auto_before:spmm_wgmma_sp.DECODE_OVER_NARROW={64: (0, 0, None), 128: (0, 0, None)}" \
       -- bench spmm --quick --tokens 1,4,8 --paths auto,auto_before --out $OUT
 
 Each --path is NAME:MODULE.ATTR=LITERAL[;MODULE.ATTR=LITERAL...], MODULE one of vnmsparse.kernels' modules.

@@ -11,7 +11,7 @@ a call, median and slowest over the ranks of row tile 0, median over 25 back-to-
 --image: through vnmsparse.spmm (the decode kernel on the fragment image where V % 64 == 0, as in
 use: A into registers on 64-row tiles, v281) instead of on the "sm90" image.
 
---define NAME=V,...: more of the kernels' macros (VNM_DEC_X_FIRST=1) in every column.
+--define NAME=V,...: more of the kernels' macros (VNM_DEC_PREFETCH_STEPS=0) in every column.
 
   python scripts/decode_floor.py [--shapes 1024x4096x1:128:2:32,...] [--probes 0,1,2] [--trace] [--image] [--define ..]
 """

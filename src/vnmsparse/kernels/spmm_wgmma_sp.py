@@ -269,7 +269,8 @@ NARROW_DECODE_BYTE_TOKENS = {128: 40 * 2**20, 64: 24 * 2**20}
 # slices) 51.3 -> 53.9, 13B T = 4 (8 MB) 19.2 -> 20.2, 64:2:16 70B T = 2 28.0 -> 29.8, 128:2:32 70B T = 2 16.2 ->
 # 18.3; and past T x m: 7B gate/up 64:2:8 T = 8 13.6 -> 16.0, 64:2:16 T = 4 8.8 -> 9.9). [2]: the most compact
 # bytes (None: any): 128-row tiles take A through shared-memory slots, which stream a large weight slower (v289,
-# 70B down T = 1 128:2:8 50.6 -> 71.2, 128:2:16 28.8 -> 33.8; gate/up 49.2 -> 51.0).
+# 70B down T = 1 128:2:8 50.6 -> 71.2, 128:2:16 28.8 -> 33.8; gate/up 49.2 -> 51.0). v290 (H100, LLaMA-7B/13B/70B
+# and BERT-large FFN2, T = 1-64, against the rule before): the 24 cells it changes 1.107x, none slower.
 DECODE_OVER_NARROW = {64: (32, 6 * 2**20, None), 128: (64, 4 * 2**20, 25 * 2**20)}
 NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles and the decode kernel, as before v114)
 
