@@ -922,14 +922,15 @@ class Ctx:
 
 
 class RowWriter:
-    """CSV with the environment as leading '#' lines; every row flushed as soon as it is measured."""
+    """CSV with the environment as leading '#' lines; every row flushed as soon as it is measured (and kept in
+    ``rows``, its missing columns empty)."""
 
-    def __init__(self, path: Path, env: dict):
-        self.path = path
+    def __init__(self, path: Path, env: dict, columns: tuple = COLUMNS):
+        self.path, self.columns, self.rows = path, columns, []
         self.f = open(path, "w", newline="")
         for k, v in env.items():
             self.f.write(f"# {k}: {v}\n")
-        self.w = csv.DictWriter(self.f, COLUMNS, lineterminator="\n")
+        self.w = csv.DictWriter(self.f, columns, lineterminator="\n")
         self.w.writeheader()
         self.f.flush()
 
@@ -938,7 +939,9 @@ class RowWriter:
         self.f.flush()
 
     def write(self, row: dict) -> None:
-        self.w.writerow({c: _fmt(row[c]) for c in COLUMNS})
+        full = {c: row.get(c, "") for c in self.columns}
+        self.rows.append(full)
+        self.w.writerow({c: _fmt(v) for c, v in full.items()})
         self.f.flush()
 
     def close(self):
@@ -947,8 +950,8 @@ class RowWriter:
 
 def _fmt(v) -> str:
     if isinstance(v, float):
-        return "" if math.isnan(v) else f"{v:.6g}"
-    return str(v)
+        return f"{v:.6g}" if math.isfinite(v) else ""
+    return "" if v is None else str(v)
 
 
 def _check(out: Callable, ref: torch.Tensor, elt_dtype, device) -> tuple[float, str]:

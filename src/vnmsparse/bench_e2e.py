@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import csv
 import dataclasses
 import datetime
 import gc
@@ -46,6 +45,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .bench import Budget, DeviceLost, RowWriter, device_alive  # (one budget, failure policy and CSV for both)
 from .config import VNMConfig
 
 DEFAULT_PATTERNS = "2:4,64:2:8,64:2:16,128:2:32"
@@ -534,29 +534,10 @@ def time_graph(call, device, reps: int) -> Timed:
 # the run
 
 
-class Writer:
+class Writer(RowWriter):
     def __init__(self, path: Path, env: dict):
-        self.path, self.rows, self.pending = path, [], []
-        self.f = open(path, "w", newline="")
-        for k, v in env.items():
-            self.f.write(f"# {k}: {v}\n")
-        self.w = csv.DictWriter(self.f, COLUMNS, lineterminator="\n")
-        self.w.writeheader()
-        self.f.flush()
-
-    def write(self, row: dict) -> None:
-        full = {c: row.get(c, "") for c in COLUMNS}
-        self.rows.append(full)
-        self.w.writerow({c: (f"{v:.6g}" if isinstance(v, float) and math.isfinite(v) else "" if isinstance(v, float) else v)
-                         for c, v in full.items()})
-        self.f.flush()
-
-    def comment(self, k, v) -> None:
-        self.f.write(f"# {k}: {v}\n")
-        self.f.flush()
-
-    def close(self):
-        self.f.close()
+        super().__init__(path, env, COLUMNS)
+        self.pending = []  # rows of the workload being measured (finish_workload adds their speed-ups)
 
 
 def _free(device):
@@ -584,8 +565,6 @@ def estimate_variant_s(spec: ModelSpec, tiny: bool, gpu: bool, reps: int, graphs
     calls = len(spec.workloads) * (reps + 3) * (2 if graphs and gpu else 1)
     return build + calls * call + 1.5 * len(spec.workloads)
 
-
-from .bench import Budget, DeviceLost, device_alive  # noqa: E402  (one budget and failure policy for both)
 
 
 def variants_of(args, cslt_reason: str) -> list:
