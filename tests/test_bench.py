@@ -292,7 +292,6 @@ def test_cuda_clock_control_flow(fake_cuda, fail_capture):
         assert t.method.startswith("events (RuntimeError") and fake_cuda.replays == 0
         assert len(calls) >= 5 + t.calls * (t.reps + 2)  # every replay ran the calls eagerly
     else:
-        # upload + estimate + reps, and the untimed lead-in graph before the estimate and each rep
         assert t.method == "graph" and fake_cuda.replays == t.reps + 2  # upload + estimate + reps
     # --lead-pass: one untimed pass over the sets (the calls 0..3) before the estimate and before each rep
     calls.clear()

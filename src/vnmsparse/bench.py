@@ -56,9 +56,9 @@ METHOD = """\
   each path ran its replays alone). The first vnmsparse path after the baselines ran 3-5% slower
   than the same kernels in second place on the 64-row decode tiles (v292-v293: likely the activations,
   which only that path finds evicted from L2); ``--lead-pass`` (opt-in) replays an untimed pass over
-  the rotation sets of the path right before each timed replay of short calls. The N calls rotate over ``n_sets`` copies of (x, weight) whose
-  total exceeds 2x the L2 size, so each call reads its weight and activations from HBM as in
-  inference. (Rotation, not a flush: a flush kernel between
+  the rotation sets of the path right before each timed replay of short calls. The N calls rotate
+  over ``n_sets`` copies of (x, weight) whose total exceeds 2x the L2 size, so each call reads its
+  weight and activations from HBM as in inference. (Rotation, not a flush: a flush kernel between
   calls would sit inside the timed graph.) At most ``--max-sets`` copies; the ``rot_MB`` column
   shows the working set, below 2x L2 for the smallest weights. If capture fails, CUDA events
   around an eager loop of the same calls (``method=events``, host overhead included).
@@ -540,12 +540,9 @@ class CudaClock(Clock):
         super().__init__(device)
         self.side = torch.cuda.Stream(device)
         self.monitor = monitor
-        # --lead-pass (opt-in until measured): one untimed pass over the rotation sets right before each timed replay
-        # that holds two passes or more (short calls). The first vnmsparse path after the baselines ran 3-5% slower on
-        # the 64-row decode tiles than the same kernels in second place (v292-v293, H100), which fits the x sets: the
-        # baselines rotate over fewer sets and their weights sweep L2, so that path alone read most x sets from HBM
-        # while the others found them in L2. In a model X is the previous kernel's output, in L2: the pass gives
-        # every path that state. (A lead-in of 4 calls did not remove the gap, v293.)
+        # --lead-pass (opt-in until measured, METHOD): the baselines rotate over fewer sets and their weights sweep
+        # L2, so only the first vnmsparse path after them read most x sets from HBM (v293's reading); one untimed pass
+        # over the sets gives every path x in L2, as a model's previous kernel leaves it
         self.lead_pass = lead_pass
 
     def sync(self):
