@@ -54,12 +54,12 @@ METHOD = """\
   (dense, cuSPARSELt's alg 0 and best, each vnmsparse path) take turns replay by replay, so that
   all see the same clock and temperature (the path timed right after cuBLAS ran 3-7% slower when
   each path ran its replays alone). The first vnmsparse path after the baselines ran 3-5% slower
-  than the same kernels in second place on the 64-row decode tiles (v292-v293: likely the activations,
-  which only that path finds evicted from L2); ``--lead-pass`` (opt-in) replays an untimed pass over
-  the rotation sets of the path right before each timed replay of short calls. The N calls rotate
-  over ``n_sets`` copies of (x, weight) whose total exceeds 2x the L2 size, so each call reads its
-  weight and activations from HBM as in inference. (Rotation, not a flush: a flush kernel between
-  calls would sit inside the timed graph.) At most ``--max-sets`` copies; the ``rot_MB`` column
+  than the same kernels in second place on the 64-row decode tiles (v292-v294: not the baseline
+  before it, not a switching cost, not the activations' place in L2; not understood), so the path
+  listed first gives the conservative figure. The N calls rotate over ``n_sets`` copies of (x,
+  weight) whose total exceeds 2x the L2 size, so each call reads its weight and activations from HBM
+  as in inference. (Rotation, not a flush: a flush kernel between calls would sit inside the timed
+  graph.) At most ``--max-sets`` copies; the ``rot_MB`` column
   shows the working set, below 2x L2 for the smallest weights. If capture fails, CUDA events
   around an eager loop of the same calls (``method=events``, host overhead included).
 * wall time: ``torch.cuda.synchronize`` around an eager loop of calls (host overhead included).
@@ -362,7 +362,6 @@ class Prepared:
     first_s: float
     est_s: float
     method: str
-    lead: Optional[Callable] = None  # run untimed right before each repetition (--lead-pass)
 
 
 def _percentile(xs: list, q: float) -> float:
@@ -536,14 +535,10 @@ class CudaClock(Clock):
 
     method = "graph"
 
-    def __init__(self, device: torch.device, monitor: Optional[SmClockMonitor] = None, lead_pass: bool = False):
+    def __init__(self, device: torch.device, monitor: Optional[SmClockMonitor] = None):
         super().__init__(device)
         self.side = torch.cuda.Stream(device)
         self.monitor = monitor
-        # --lead-pass (opt-in until measured, METHOD): the baselines rotate over fewer sets and their weights sweep
-        # L2, so only the first vnmsparse path after them read most x sets from HBM (v293's reading); one untimed pass
-        # over the sets gives every path x in L2, as a model's previous kernel leaves it
-        self.lead_pass = lead_pass
 
     def sync(self):
         torch.cuda.synchronize(self.device)
@@ -562,15 +557,8 @@ class CudaClock(Clock):
                 for j in range(n):
                     call(j % n_sets)
             run = lambda j: graph.replay()
-            lead = None
-            if self.lead_pass and n >= 2 * n_sets:
-                lead_graph = torch.cuda.CUDAGraph()
-                with torch.cuda.graph(lead_graph):  # the sets in rotation order, ending where set 0 begins the replay
-                    for j in range(n_sets):
-                        call(j)
-                lead = lead_graph.replay
         except Exception as e:  # not capturable (host sync, foreign stream...): time it eagerly
-            graph = lead = None
+            graph = None
             self.sync()
             method = f"events ({type(e).__name__}: {e}".splitlines()[0][:120] + ")"
 
@@ -578,18 +566,14 @@ class CudaClock(Clock):
                 for j in range(n):
                     call(j % n_sets)
         run(0)  # the first replay also uploads the graph
-        if lead is not None:
-            lead()
         self.sync()
         t0 = time.perf_counter()
         run(0)
         self.sync()
         reps = max(MIN_REPS, min(reps, int(max_s / max(time.perf_counter() - t0, 1e-9))))
-        return Prepared(run, call, n, n_sets, reps, first, est, method, lead)
+        return Prepared(run, call, n, n_sets, reps, first, est, method)
 
     def _time_one(self, p: Prepared, j: int) -> Callable[[], float]:
-        if p.lead is not None:
-            p.lead()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         p.run(j)
@@ -600,10 +584,10 @@ class CudaClock(Clock):
         return self.monitor.median(t0, t1) if self.monitor is not None else math.nan
 
 
-def make_clock(device: torch.device, lead_pass: bool = False) -> Clock:
+def make_clock(device: torch.device) -> Clock:
     if device.type != "cuda":
         return Clock(device)
-    return CudaClock(device, SmClockMonitor(smi_id(device)), lead_pass)
+    return CudaClock(device, SmClockMonitor(smi_id(device)))
 
 
 # ============================================================================================
@@ -1430,8 +1414,6 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-path-seconds", type=float, default=1.0,
                    help=f"shorten repetitions (to >= {MIN_REPS}) of a path whose timing would take longer (default 1)")
     s.add_argument("--max-sets", type=int, default=64, help="most rotation copies of (x, weight) (default 64)")
-    s.add_argument("--lead-pass", action="store_true",
-                   help="an untimed pass over the rotation sets before each timed replay of short calls (x in L2 for every path)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--dry-run", action="store_true", help="print the grid and an estimate of its run time; measure nothing")
     s.add_argument("--from-csv", help="only (re)write the markdown and plot of an existing CSV")
@@ -1540,7 +1522,7 @@ def main(argv=None) -> int:
 
     budget = Budget(args.budget_seconds)
     env = collect_env(device, args)
-    clock = make_clock(device, args.lead_pass)
+    clock = make_clock(device)
     print("environment:\n" + "\n".join(f"  {k}: {v}" for k, v in env.items()), flush=True)
     with torch.inference_mode():
         ceil = measure_ceilings(clock, device, args.dtype)
