@@ -614,10 +614,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     mbar_init_fence();
   }
   if (splits > 1) cluster_arrive_relaxed();  // waited for before the first push, long after
-  grid_dependency_wait();
-  __syncthreads();
-  if (VNM_DEC_PROBE == 1) return;
-  VNM_DEC_MARK(1);
   // AREG: every lane loads its own A fragments and metadata words of AREG steps ahead straight from
   // the fragment image into registers (v239: a CTA's bulk copies run ~230 ns apart whatever the
   // ring; these loads keep AREG steps of every warp in flight without the TMA unit). The first
@@ -642,15 +638,43 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       e[mi] = ldg_stream_v2(mg[mi] + static_cast<size_t>(step) * 512);
     }
   };
-  if constexpr (AREG > 0) {
+  auto weight_loads = [&] {  // what needs no X: A's queue (AREG) and the column words
+    if constexpr (AREG > 0) {
 #pragma unroll
-    for (int d = 0; d < AREG; ++d)
-      if (d < nsteps) load_a(qa[d], qm[d], d);
+      for (int d = 0; d < AREG; ++d)
+        if (d < nsteps) load_a(qa[d], qm[d], d);
+    }
+    if (HAS_COLS) {  // 16-byte aligned: Gp is a multiple of KS
+      const u32* colrow = cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS;
+      for (int i = tid; i < nsteps * KS / 4; i += NT) cp_async16(cw + 4 * i, colrow + 4 * i, true);
+    }
+  };
+  // The slots' first A copies and the codes (tid 0, after its barriers' init)
+  auto slot_copies = [&] {
+    if (!AREG && tid == 0) {
+      mbar_arrive_expect_tx(&bars[0], steps_of(0) * Plan::A + nsteps * Plan::M);
+      if constexpr (IMAGE) {  // block b's words of all steps at sM + b * per * 512
+#pragma unroll
+        for (int b = 0; b < BM / 64; ++b)
+          bulk_copy(sM + b * per * 512, meta_t + (first64 + b * total_steps) * 512, nsteps * 512, &bars[0]);
+      } else {
+        bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
+      }
+      for (int s = 0; s < slots; ++s) {
+        if (s > 0) mbar_arrive_expect_tx(&bars[s], steps_of(s) * Plan::A);
+        copy_a(s, s, &bars[s]);
+      }
+    }
+  };
+  if (VNM_DEC_EARLY) {
+    weight_loads();
+    slot_copies();
   }
-  if (HAS_COLS) {  // 16-byte aligned: Gp is a multiple of KS
-    const u32* colrow = cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS;
-    for (int i = tid; i < nsteps * KS / 4; i += NT) cp_async16(cw + 4 * i, colrow + 4 * i, true);
-  }
+  grid_dependency_wait();
+  __syncthreads();
+  if (VNM_DEC_PROBE == 1) return;
+  VNM_DEC_MARK(1);
+  if (!VNM_DEC_EARLY) weight_loads();
   const int cpr = width / 8;
   const bool vec = ldx % 8 == 0 && (reinterpret_cast<size_t>(x) & 15) == 0;
   for (int i = tid; i < ntok * cpr; i += NT) {
@@ -667,20 +691,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   cp_async_commit();
   // The X slice's loads go out before the A copies (v47: the first mma waits for the slice;
   // A is on its way into L2 since the prefetch above).
-  if (!AREG && tid == 0) {
-    mbar_arrive_expect_tx(&bars[0], steps_of(0) * Plan::A + nsteps * Plan::M);
-    if constexpr (IMAGE) {  // block b's words of all steps at sM + b * per * 512
-#pragma unroll
-      for (int b = 0; b < BM / 64; ++b)
-        bulk_copy(sM + b * per * 512, meta_t + (first64 + b * total_steps) * 512, nsteps * 512, &bars[0]);
-    } else {
-      bulk_copy(sM, meta_t + first * Plan::M, nsteps * Plan::M, &bars[0]);
-    }
-    for (int s = 0; s < slots; ++s) {
-      if (s > 0) mbar_arrive_expect_tx(&bars[s], steps_of(s) * Plan::A);
-      copy_a(s, s, &bars[s]);
-    }
-  }
+  if (!VNM_DEC_EARLY) slot_copies();
   cp_async_wait<0>();
   __syncthreads();
   VNM_DEC_MARK(2);
