@@ -493,6 +493,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 #ifndef VNM_DEC_PREFETCH_STEPS
 #define VNM_DEC_PREFETCH_STEPS 1
 #endif
+// 1: the weight's loads that need no X (A's register queue, or the first slots' bulk copies and the codes; the
+// column words) go out before the PDL wait, while the previous kernel finishes.
+#ifndef VNM_DEC_EARLY
+#define VNM_DEC_EARLY 0
+#endif
 #if VNM_DEC_PROBE == 9
 #define VNM_DEC_MARK(i) (tr[i] = clock64())
 #else
