@@ -416,3 +416,17 @@ def test_launch_config_attributes_for_clusters_and_pdl():
                          kinds.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION]
     assert both.attrs[1].value.programmaticStreamSerializationAllowed == 1
     assert ids(jit.launch_config((8, 1, 2), (128, 1, 1), 0, 0, (1, 1, 2))) == [kinds.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION]
+
+
+def test_settled_tensors():
+    """jit.settle / jit.settled (what the decode kernel may read before its PDL wait): the tensors of a
+    tree, each until written in place or freed; anything never settled is not."""
+    a, b, other = torch.ones(3), torch.ones(2), torch.ones(1)
+    tree = {"x": (a, [b, None]), "n": 1}
+    assert jit.settle(tree) is tree
+    assert jit.settled(a, b, None) and not jit.settled(a, other) and jit.settled()
+    b.add_(1)  # written in place since
+    assert jit.settled(a) and not jit.settled(b)
+    key = id(a)
+    del a, tree
+    assert key not in jit._SETTLED

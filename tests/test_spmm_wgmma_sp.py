@@ -828,6 +828,46 @@ def test_decode_kernel_on_the_fragment_image(pattern, r, k, t, dtype, monkeypatc
 
 
 @pytest.mark.gpu
+@needs_sm90a
+def test_decode_kernel_reads_weights_just_written():
+    """The decode kernel loads its weight before its PDL wait (VNM_DEC_EARLY), so it takes PDL only on settled
+    images (jit.settle): an image that the kernel right before it wrote (a copy_ into an unsettled clone) still
+    gives that weight's product, call after call, eager and replayed in a graph."""
+    gen = torch.Generator().manual_seed(5)
+    cfg = vs.VNMConfig(64, 2, 8)
+    r = k = 4096
+    ws = [random_vnm(r, k, cfg, torch.bfloat16, "cuda", gen) for _ in range(2)]
+    images = [W.layout_of(vs.pack(w, cfg)) for w in ws]
+    assert all(jit.settled(*img) for img in images)
+    buf = tuple(None if t is None else t.clone() for t in images[0])
+    assert not jit.settled(*buf)
+    x = torch.randn(1, k, generator=gen).bfloat16().cuda()
+    refs = [x.float() @ w.float().t() for w in ws]
+
+    def step(i):
+        for dst, src in zip(buf, images[i % 2]):
+            if dst is not None:
+                dst.copy_(src)
+        return W.spmm_sm90a(x, *buf, None, r, k, cfg.v, cfg.m)
+
+    for i in range(6):
+        y = step(i)
+        assert ((y.float() - refs[i % 2]).norm() / refs[i % 2].norm()).item() < 1e-2, i
+    outs = []
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for i in range(4):
+            outs.append(step(i))
+    for _ in range(3):
+        for o in outs:
+            o.fill_(float("nan"))
+        g.replay()
+        torch.cuda.synchronize()
+        for i, o in enumerate(outs):
+            assert ((o.float() - refs[i % 2]).norm() / refs[i % 2].norm()).item() < 1e-2, i
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("name", ["wgmma_sp_as_2_4", "mma_sp_as_2_4"])
 def test_as_2_4_path(name):
     """V:2:M (M % 4 == 0) run as 2:4 through the op on either kernel, forward and backward."""

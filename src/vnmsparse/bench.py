@@ -44,6 +44,7 @@ import torch.nn.functional as F
 import vnmsparse
 from vnmsparse.config import COLUMNS_PER_BLOCK, N_KEPT_PER_ROW, VNMConfig
 from vnmsparse.format import VNMWeight
+from vnmsparse.kernels import jit
 
 METHOD = """\
 * baselines: dense = cuBLAS ``F.linear`` on the masked weight of the same pattern (its zeros may
@@ -312,7 +313,7 @@ def clone_vnm(vw: VNMWeight) -> VNMWeight:
     rotation copy; a layout not cached there is simply rebuilt by the copy's first call."""
     parts = [None if t is None else t.clone() for t in (vw.values, vw.positions, vw.columns)]
     copy = VNMWeight._trusted(*parts, vw.shape, vw.cfg)
-    copy._layouts = _clone_tree(getattr(vw, "_layouts", {}))
+    copy._layouts = jit.settle(_clone_tree(getattr(vw, "_layouts", {})))  # as the originals (jit.settle)
     return copy
 
 

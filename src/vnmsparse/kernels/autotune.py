@@ -166,7 +166,8 @@ def weight_copies(tensors: tuple) -> list[tuple]:
     size = sum(t.numel() * t.element_size() for t in tensors)
     l2 = torch.cuda.get_device_properties(tensors[0].device).L2_cache_size
     sets = min(MAX_COPIES, max(3, -(-2 * l2 // max(1, size))))
-    return [tuple(tensors)] + [tuple(t.clone() for t in tensors) for _ in range(sets - 1)]
+    # (settled as the originals are: the decode kernel reads them before its PDL wait)
+    return [tuple(tensors)] + [jit.settle(tuple(t.clone() for t in tensors)) for _ in range(sets - 1)]
 
 
 def clear() -> bool:

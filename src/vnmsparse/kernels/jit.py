@@ -34,6 +34,7 @@ import shutil
 import sys
 import time
 import uuid
+import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
@@ -69,6 +70,63 @@ _ARCH_RE = re.compile(r"sm_\d{2,3}[af]?")
 # kernel starts while the previous one in the stream finishes and prefetches its weights into L2
 # meanwhile. VNM_PDL=0 turns it off (read at import; A/B runs and tests set `jit.PDL`).
 PDL = os.environ.get("VNM_PDL", "1").strip() != "0"
+
+# Weights that a PDL launch reads before its grid_dependency_wait (the decode kernel's X-free loads, v296).
+# Until that wait, the previous kernel in the stream may still be writing its outputs, so only tensors that
+# a layout builder (or a benchmark's copy) made and then fenced count: "settled". A launch given any other
+# tensor goes without PDL (an op's caller may have just written it, as opcheck's clones are).
+_SETTLED: dict = {}
+
+
+def settle(obj):
+    """Mark the tensors in ``obj`` (a tensor, or tuples / lists / dicts / dataclasses of them) as settled,
+    and for CUDA ones enqueue the fence that makes them so: one empty kernel on the current stream, which
+    no later PDL launch can overlap with their writer. Returns ``obj``."""
+    import torch
+
+    device = None
+    for t in _tensors(obj):
+        key = id(t)
+        _SETTLED[key] = (weakref.ref(t, lambda _, key=key: _SETTLED.pop(key, None)), _version(t))
+        if t.is_cuda:
+            device = t.device
+    if device is not None:
+        with torch.cuda.device(device):
+            torch.cuda._sleep(0)
+    return obj
+
+
+def settled(*tensors) -> bool:
+    """Whether every tensor given (None aside) was settled and not written in place since."""
+    for t in tensors:
+        if t is not None:
+            entry = _SETTLED.get(id(t))
+            if entry is None or entry[0]() is not t or entry[1] != _version(t):
+                return False
+    return True
+
+
+def _version(t):
+    try:
+        return t._version
+    except RuntimeError:  # inference tensors keep no version counter
+        return None
+
+
+def _tensors(obj):
+    import torch
+
+    if isinstance(obj, torch.Tensor):
+        yield obj
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            yield from _tensors(v)
+    elif isinstance(obj, (tuple, list)):
+        for v in obj:
+            yield from _tensors(v)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for f in dataclasses.fields(obj):
+            yield from _tensors(getattr(obj, f.name))
 
 # v183: a PDL launch that asks for it (`spread=True`) and whose grid leaves CTA slots free gets the
 # dynamic shared memory that caps it at ceil(CTAs / SMs) CTAs an SM. A grid launched while its

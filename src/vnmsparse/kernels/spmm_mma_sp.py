@@ -318,7 +318,12 @@ def canonical_from_layout(values, meta, cols, shape, cfg: VNMConfig, bulk: bool 
 
 
 def layout_of(vw: VNMWeight, bulk: bool = False) -> tuple:
-    return vw.layout(LAYOUT_BULK, build_bulk_layout) if bulk else vw.layout(LAYOUT, build_layout)
+    return vw.layout(LAYOUT_BULK, settled(build_bulk_layout)) if bulk else vw.layout(LAYOUT, settled(build_layout))
+
+
+def settled(build):
+    """``build``, its layout settled (jit.settle: the decode kernel reads it before its PDL wait)."""
+    return lambda vw: jit.settle(build(vw))
 
 
 # --------------------------------------------------------------------------------------------
@@ -335,7 +340,7 @@ def build_as_2_4_layout(vw: VNMWeight) -> tuple:
 
 
 def as_2_4_layout_of(vw: VNMWeight) -> tuple:
-    return vw.layout(LAYOUT_AS_2_4, build_as_2_4_layout)
+    return vw.layout(LAYOUT_AS_2_4, settled(build_as_2_4_layout))
 
 
 def canonical_from_as_2_4_layout(values, meta, cols, shape, cfg: VNMConfig) -> tuple:
@@ -405,7 +410,7 @@ def build_union_layout(vw: VNMWeight) -> tuple:
 
 
 def union_layout_of(vw: VNMWeight) -> tuple:
-    return vw.layout(LAYOUT_UNION, build_union_layout)
+    return vw.layout(LAYOUT_UNION, settled(build_union_layout))
 
 
 def canonical_from_union_layout(values, meta, cols, shape, cfg: VNMConfig) -> tuple:
@@ -876,7 +881,8 @@ def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool =
         (-(-r // bm), 1, splits), ((bm // wm) * (bn // wn) * 32, 1, 1),
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
          per * KS * m, decode_ring(per, image, bm, bn), group),
-        shared_mem=decode_smem_bytes(bm, bn, per, m, splits, image), cluster=(1, 1, splits) if splits > 1 else None, pdl=True,
+        shared_mem=decode_smem_bytes(bm, bn, per, m, splits, image), cluster=(1, 1, splits) if splits > 1 else None,
+        pdl=jit.settled(values, meta, cols),  # (it reads them before its PDL wait)
     )
 
 
