@@ -84,6 +84,8 @@ def settle(obj):
     no later PDL launch can overlap with their writer. Returns ``obj``."""
     import torch
 
+    if torch.compiler.is_compiling():  # a layout built while tracing is the graph's own intermediate: never settled
+        return obj
     device = None
     for t in _tensors(obj):
         key = id(t)
