@@ -501,6 +501,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 #ifndef VNM_DEC_EARLY
 #define VNM_DEC_EARLY 1
 #endif
+// 1: the X slice asked of L2 before the PDL wait too. X is the previous kernel's output, but a prefetch into L2 can
+// never leave a stale copy (common.cuh), so the slice's lines come from L2 after the wait, not from HBM.
+#ifndef VNM_DEC_X_PREFETCH
+#define VNM_DEC_X_PREFETCH 0
+#endif
 #if VNM_DEC_PROBE == 9
 #define VNM_DEC_MARK(i) (tr[i] = clock64())
 #else
@@ -614,6 +619,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       bulk_prefetch_l2(meta_t + first * Plan::M, pf * Plan::M);
     }
     if (HAS_COLS) bulk_prefetch_l2(cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS, nsteps * KS * 4);
+    if (VNM_DEC_X_PREFETCH && (reinterpret_cast<size_t>(x) & 15) == 0 && ldx % 8 == 0 && c0 < K) {
+      const u32 bytes = (min(width, K - c0) * static_cast<int>(sizeof(T))) & ~15;
+      for (int t = 0; t < ntok && bytes > 0; ++t) bulk_prefetch_l2(x + static_cast<size_t>(t) * ldx + c0, bytes);
+    }
     for (int s = 0; s < slots; ++s) mbar_init(&bars[s], 1);
     if (splits > 1) {
       mbar_init(rbar, 1);
