@@ -501,10 +501,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 #ifndef VNM_DEC_EARLY
 #define VNM_DEC_EARLY 1
 #endif
-// 1: the X slice asked of L2 before the PDL wait too. X is the previous kernel's output, but a prefetch into L2 can
-// never leave a stale copy (common.cuh), so the slice's lines come from L2 after the wait, not from HBM.
+// The X slice asked of L2 before the PDL wait too. X is the previous kernel's output, but a prefetch into L2 can
+// never leave a stale copy (common.cuh), so where X is not in L2 already its lines come from there after the wait, not
+// from HBM: v300, H100, x cold (the bench's rotation), 0 -> 1, x cuBLAS: 128-row tiles +2-5% (128:2:8 T = 1 2.93 ->
+// 3.07, 128:2:128 T = 4 5.98 -> 6.30), 64-row ones and 2:4 even.
 #ifndef VNM_DEC_X_PREFETCH
-#define VNM_DEC_X_PREFETCH 0
+#define VNM_DEC_X_PREFETCH 1
 #endif
 #if VNM_DEC_PROBE == 9
 #define VNM_DEC_MARK(i) (tr[i] = clock64())
