@@ -51,9 +51,10 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
 
 // Programmatic dependent launch (sm_90; no-ops before). A kernel launched with the PDL
 // attribute (jit's `pdl=True`) may start while the previous kernel in the stream still runs:
-// before grid_dependency_wait() it may only touch what no earlier kernel writes (it only
-// prefetches its weights into L2: L2 is where the GPU's memory is coherent, so a prefetch can
-// never leave a stale copy); after it, everything earlier kernels wrote is visible. Triggering
+// before grid_dependency_wait() it may only touch what no earlier kernel writes (most kernels only
+// prefetch their weights into L2: L2 is where the GPU's memory is coherent, so a prefetch can never
+// leave a stale copy; the decode kernel also loads its weight, which its host launches with PDL
+// only where the weight is settled, jit.settle); after it, everything earlier kernels wrote is visible. Triggering
 // after the wait keeps at most one launch waiting ahead (a chain would fill L2 with prefetches).
 __device__ __forceinline__ void grid_dependency_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
