@@ -54,10 +54,10 @@ METHOD = """\
   CUDA events around each replay; t = median(replay) / N, spread = p10..p90. The paths of a config
   (dense, cuSPARSELt's alg 0 and best, each vnmsparse path) take turns replay by replay, so that
   all see the same clock and temperature (the path timed right after cuBLAS ran 3-7% slower when
-  each path ran its replays alone). The first vnmsparse path after the baselines ran 3-5% slower
-  than the same kernels in second place on the 64-row decode tiles (v292-v294: not the baseline
-  before it, not a switching cost, not the activations' place in L2; not understood), so the path
-  listed first gives the conservative figure. The N calls rotate over ``n_sets`` copies of (x,
+  each path ran its replays alone). The first vnmsparse path after the baselines ran 0-3% slower
+  than the same kernels in second place on the 64-row decode tiles (v295; 3-5% with the short
+  replays before it; not the baseline before it, not the activations' place in L2: v292-v294), so
+  the path listed first gives the conservative figure. The N calls rotate over ``n_sets`` copies of (x,
   weight) whose total exceeds 2x the L2 size, so each call reads its weight and activations from HBM
   as in inference. (Rotation, not a flush: a flush kernel between calls would sit inside the timed
   graph.) At most ``--max-sets`` copies; the ``rot_MB`` column
@@ -560,7 +560,7 @@ class CudaClock(Clock):
             graph.replay()  # the first replay also uploads the graph
             gpu_s = self._replay_seconds(graph.replay)
             if gpu_s < MIN_REPLAY_S:
-                n *= math.ceil(MIN_REPLAY_S / max(gpu_s, 1e-7))
+                n *= min(64, math.ceil(MIN_REPLAY_S / max(gpu_s, 1e-7)))  # (an empty graph: a bounded capture)
                 graph.reset()
                 graph = self._capture(call, n, n_sets)
                 graph.replay()
