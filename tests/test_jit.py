@@ -430,3 +430,6 @@ def test_settled_tensors():
     key = id(a)
     del a, tree
     assert key not in jit._SETTLED
+    with torch.inference_mode():  # inference tensors keep no version counter: settled until freed
+        c = jit.settle(torch.ones(2))
+    assert jit.settled(c)
