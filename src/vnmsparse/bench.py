@@ -295,15 +295,7 @@ def _clone_tree(obj):
 
 
 def _tree_nbytes(obj) -> int:
-    if isinstance(obj, torch.Tensor):
-        return obj.numel() * obj.element_size()
-    if isinstance(obj, dict):
-        return sum(_tree_nbytes(v) for v in obj.values())
-    if isinstance(obj, (tuple, list)):
-        return sum(_tree_nbytes(v) for v in obj)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return sum(_tree_nbytes(getattr(obj, f.name)) for f in dataclasses.fields(obj))
-    return 0
+    return sum(t.numel() * t.element_size() for t in jit.tensors_in(obj))
 
 
 def clone_vnm(vw: VNMWeight) -> VNMWeight:

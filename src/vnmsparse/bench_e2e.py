@@ -566,7 +566,6 @@ def estimate_variant_s(spec: ModelSpec, tiny: bool, gpu: bool, reps: int, graphs
     return build + calls * call + 1.5 * len(spec.workloads)
 
 
-
 def variants_of(args, cslt_reason: str) -> list:
     out = [("dense", None)]
     if args.cslt and not cslt_reason:

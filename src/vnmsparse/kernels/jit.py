@@ -87,7 +87,7 @@ def settle(obj):
     if torch.compiler.is_compiling():  # a layout built while tracing is the graph's own intermediate: never settled
         return obj
     device = None
-    for t in _tensors(obj):
+    for t in tensors_in(obj):
         key = id(t)
         _SETTLED[key] = (weakref.ref(t, lambda _, key=key: _SETTLED.pop(key, None)), _version(t))
         if t.is_cuda:
@@ -115,20 +115,21 @@ def _version(t):
         return None
 
 
-def _tensors(obj):
+def tensors_in(obj):
+    """The tensors in a tensor or in tuples / lists / dicts / dataclasses of them."""
     import torch
 
     if isinstance(obj, torch.Tensor):
         yield obj
     elif isinstance(obj, dict):
         for v in obj.values():
-            yield from _tensors(v)
+            yield from tensors_in(v)
     elif isinstance(obj, (tuple, list)):
         for v in obj:
-            yield from _tensors(v)
+            yield from tensors_in(v)
     elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         for f in dataclasses.fields(obj):
-            yield from _tensors(getattr(obj, f.name))
+            yield from tensors_in(getattr(obj, f.name))
 
 # v183: a PDL launch that asks for it (`spread=True`) and whose grid leaves CTA slots free gets the
 # dynamic shared memory that caps it at ceil(CTAs / SMs) CTAs an SM. A grid launched while its

@@ -318,10 +318,10 @@ def canonical_from_layout(values, meta, cols, shape, cfg: VNMConfig, bulk: bool 
 
 
 def layout_of(vw: VNMWeight, bulk: bool = False) -> tuple:
-    return vw.layout(LAYOUT_BULK, settled(build_bulk_layout)) if bulk else vw.layout(LAYOUT, settled(build_layout))
+    return vw.layout(LAYOUT_BULK, settled_build(build_bulk_layout)) if bulk else vw.layout(LAYOUT, settled_build(build_layout))
 
 
-def settled(build):
+def settled_build(build):
     """``build``, its layout settled (jit.settle: the decode kernel reads it before its PDL wait)."""
     return lambda vw: jit.settle(build(vw))
 
@@ -340,7 +340,7 @@ def build_as_2_4_layout(vw: VNMWeight) -> tuple:
 
 
 def as_2_4_layout_of(vw: VNMWeight) -> tuple:
-    return vw.layout(LAYOUT_AS_2_4, settled(build_as_2_4_layout))
+    return vw.layout(LAYOUT_AS_2_4, settled_build(build_as_2_4_layout))
 
 
 def canonical_from_as_2_4_layout(values, meta, cols, shape, cfg: VNMConfig) -> tuple:
@@ -410,7 +410,7 @@ def build_union_layout(vw: VNMWeight) -> tuple:
 
 
 def union_layout_of(vw: VNMWeight) -> tuple:
-    return vw.layout(LAYOUT_UNION, settled(build_union_layout))
+    return vw.layout(LAYOUT_UNION, settled_build(build_union_layout))
 
 
 def canonical_from_union_layout(values, meta, cols, shape, cfg: VNMConfig) -> tuple:

@@ -547,7 +547,7 @@ def layout_of(vw: VNMWeight) -> tuple:
     ``spmm_mma_sp.layout_of(vw)``, which the mma.sp fallback reads."""
     if row_tile(vw.cfg.v, vw.cfg.m) is None:
         return spmm_mma_sp.layout_of(vw)
-    return vw.layout(LAYOUT, spmm_mma_sp.settled(build_layout))
+    return vw.layout(LAYOUT, spmm_mma_sp.settled_build(build_layout))
 
 
 def canonical_from_layout(values, meta, cols, shape, cfg) -> tuple:
@@ -568,7 +568,7 @@ def build_layout_as_2_4(vw: VNMWeight) -> tuple:
 
 def layout_as_2_4(vw: VNMWeight) -> tuple:
     """(afrag, mfrag, None) of the weight packed as 2:4, cached on it."""
-    return vw.layout(LAYOUT_AS_2_4, spmm_mma_sp.settled(build_layout_as_2_4))
+    return vw.layout(LAYOUT_AS_2_4, spmm_mma_sp.settled_build(build_layout_as_2_4))
 
 
 def spmm_sm90a_as_2_4(x, values, meta, cols, bias, out_features, in_features, v, m, **kw):
@@ -589,7 +589,7 @@ LAYOUT_UNION = "wgmma_sp_union"
 
 def layout_union(vw: VNMWeight) -> tuple:
     """(afrag, mfrag, cols) of the union layout, cached on the weight."""
-    return vw.layout(LAYOUT_UNION, spmm_mma_sp.settled(lambda w: _frag(spmm_mma_sp.build_union_layout(w))))
+    return vw.layout(LAYOUT_UNION, spmm_mma_sp.settled_build(lambda w: _frag(spmm_mma_sp.build_union_layout(w))))
 
 
 def spmm_sm90a_union(x, values, meta, cols, bias, out_features, in_features, v, m, **kw):
