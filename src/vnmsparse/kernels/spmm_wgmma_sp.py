@@ -867,8 +867,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split, RASTER_ROWS,
          xmap, amap, xtail),
-        shared_mem=smem, cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None,
-        pdl=not DEFINES.get("VNM_WG_EARLY") or jit.settled(values, meta),  # (.cu: it reads them before its PDL wait)
+        shared_mem=smem, cluster=(tile.cluster, 1, 1) if tile.cluster > 1 else None, pdl=True,
     )
     if splits > 1:
         spmm_mma_sp.reduce_splits(partial, bias, y, sms)

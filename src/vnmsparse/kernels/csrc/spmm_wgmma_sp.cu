@@ -193,12 +193,6 @@ __host__ __device__ constexpr int slab_bytes(int bn) { return 16 * 64 * 2 * bn; 
 #ifndef VNM_WG_PDL_PREFETCH_STEPS
 #define VNM_WG_PDL_PREFETCH_STEPS 4
 #endif
-// 1 (experiment, prepared for the next A/B; the host launches it with PDL only on settled weights): the staged tiles
-// (AREG 2) copy their first tile's first ring stages of A and codes before the PDL wait, as the decode kernel's
-// early loads (v296); their full barriers expect those bytes ahead, and the loop leaves those copies out.
-#ifndef VNM_WG_EARLY
-#define VNM_WG_EARLY 0
-#endif
 constexpr int PDL_PREFETCH_STEPS = VNM_WG_PDL_PREFETCH_STEPS;
 constexpr int KROWS = 4 * KS;  // gathered X^T rows per stage
 constexpr u32 IDENTITY_COLUMNS = 0x03020100u;  // m == 4: every group keeps columns 0..3
@@ -380,9 +374,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
   const int nsteps = kend - kbeg;
-  // VNM_WG_EARLY: steps of the first tile whose A copies go out before the wait (whole copy groups within the
-  // ring; a compile-time bound, so the producer's loop holds no register more: a runtime one spilled 72 bytes)
-  constexpr int EARLY_STEPS = VNM_WG_EARLY && AREG == 2 ? STAGES / COPY_STEPS * COPY_STEPS : 0;
 
   if (tid == 0) {
     VNM_WG_MARK(3, 0);
@@ -407,19 +398,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         mbar_init(&slab_empty[s], 128);  // every producer thread, done reading it
       }
     mbar_init_fence();
-    // (the first tile's stages are its steps in order: stage `it`, phase 0)
-    if constexpr (EARLY_STEPS > 0) {
-      for (int it = 0; it < (first < ntiles ? min(nsteps, EARLY_STEPS) : 0); it += COPY_STEPS) {
-        const int copied = min(COPY_STEPS, nsteps - it);
-        mbar_expect_tx(&full[it], copied * (P::A + P::M));
-#pragma unroll
-        for (int b = 0; b < BM / 64; ++b) {
-          const size_t blk = frag_block(row_of(first) / 64 + b, kbeg + it);
-          bulk_copy(sA + P::a_at(it, b), reinterpret_cast<const u32*>(values) + blk * 1024, copied * 4096, &full[it]);
-          bulk_copy(sM + P::m_at(it, b), reinterpret_cast<const u32*>(meta) + blk * 128, copied * 512, &full[it]);
-        }
-      }
-    }
   }
   if constexpr (CLUSTER > 1) {
     cluster_sync();  // every CTA's barriers exist before any multicast signals them
@@ -502,8 +480,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         const u32 wcur = wq[q];
         // AREG 2: the first stage of a copy group also waits for the group's last slot (consumers
         // release stages in order, so that one's phase means the whole group's)
-        const int copied = AREG != 2 || (EARLY_STEPS > 0 && g == 0 && it < EARLY_STEPS) ? 0  // (copied before the wait)
-                           : COPY_STEPS == 1 ? 1 : it % COPY_STEPS == 0 ? min(COPY_STEPS, nsteps - it) : 0;
+        const int copied = AREG != 2 ? 0 : COPY_STEPS == 1 ? 1 : it % COPY_STEPS == 0 ? min(COPY_STEPS, nsteps - it) : 0;
         if (COPY_STEPS > 1 && copied > 0 && gi + copied - 1 >= STAGES)
           mbar_wait(&empty[(gi + copied - 1) % STAGES], (((gi + copied - 1) / STAGES) & 1) ^ 1);
         if (gi >= STAGES) mbar_wait(&empty[s], ((gi / STAGES) & 1) ^ 1);
