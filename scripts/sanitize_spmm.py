@@ -90,6 +90,12 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     if W.supported(torch.device("cuda"))[0] and W.row_tile(cfg.v, cfg.m):
         if not ONLY and K.decode_preferred(x.device, t, r, k, cfg.v, cfg.m, dtype, image=True):
             check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m), "decode kernel, fragment image")
+        two = (K.decode_plan(x.device, t, r, K.layout_steps(k, cfg.m), cfg.v, cfg.m, dtype, True, 128)
+               if cfg.v == 64 and cfg.m > 4 and not ONLY else None)
+        if two is not None:  # two V = 64 blocks a 128-row decode CTA (v304), ragged R: a block partial or past R
+            y = torch.full((t, r), float("nan"), dtype=dtype, device="cuda")
+            K.spmm_decode(x, *W.layout_of(vw), b, y, r, k, cfg.v, cfg.m, two, image=True)
+            check(y, f"decode kernel, two V-row blocks a CTA, {two}")
         for tma in () if ONLY else (False, True) if W.x_direct(x, cfg.m > 4) else (False,):
             check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits, tma_x=tma),
                   f"splits={splits} wgmma tma_x={tma}")

@@ -389,6 +389,15 @@ def test_decode_plan_on_the_fragment_image(monkeypatch, fake_sm90):
         assert not K.decode_preferred(dev, 1, 4096, 4096, v, 8, image=True)
     assert K.decode_name(torch.bfloat16, 128, 8, True, True).endswith(", true, true>")
     assert K.decode_name(torch.bfloat16, 128, 8, True) != K.decode_name(torch.bfloat16, 128, 8, True, True)
+    # v304: two V = 64 blocks a 128-row CTA, on the fragment image, where each warp's rows lie in one block
+    # (token tiles of at most 32), their column words counted twice in shared memory
+    for t in (1, 8, 16, 32):
+        plan = K.decode_plan(dev, t, 4096, 64, 64, 8, image=True, bm=128)
+        assert plan is not None and plan[0] == 128 and K._decode_warp_tile(128, plan[1])[0] <= 64, plan
+    assert K.decode_plan(dev, 64, 4096, 64, 64, 8, image=True, bm=128) is None
+    assert K.decode_plan(dev, 8, 4096, 64, 64, 8, bm=128) is None
+    assert K.decode_smem_bytes(128, 8, 8, 8, 4, True, 64) - K.decode_smem_bytes(128, 8, 8, 8, 4, True, 128) == 8 * K.KS * 4
+    assert K.decode_vblocks(128, 64, 4) == 1 and K.decode_vblocks(64, 64, 8) == 1
 
 
 def test_decode_plan(monkeypatch, fake_sm90):
@@ -603,6 +612,30 @@ def test_decode_kernel_a_in_registers(depth, monkeypatch):
         assert pers == {True, False}, pers  # queues refilled and not
     finally:
         K.decode_plan.cache_clear()
+
+
+@pytest.mark.gpu
+@needs_sm90
+def test_decode_kernel_two_v_blocks_a_cta():
+    """v304: V = 64 weights on 128-row decode tiles of the fragment image, each warp gathering with its own
+    block's column words: R not a multiple of 128 (a last tile whose second block is partial or past R),
+    token tiles of 8, 16 and 32, one split and several, both dtypes, bias."""
+    gen = torch.Generator().manual_seed(304)
+    dev = torch.device("cuda")
+    splits = set()
+    for i, (t, r, k, m) in enumerate(((1, 130, 4100, 8), (5, 197, 2053, 16), (8, 4096, 4096, 8), (16, 320, 1003, 10),
+                                      (32, 2048, 8192, 16), (3, 11008, 4096, 32), (2, 64, 640, 8))):
+        steps = -(-(-(-k // m)) // K.KS)
+        plan = K.decode_plan(dev, t, r, steps, 64, m, image=True, bm=128)
+        assert plan is not None and plan[0] == 128, plan
+        splits.add(plan[2] > 1)
+
+        def launch(x, vw, b, out, plan=plan, r=r, k=k, m=m):
+            K.spmm_decode(x, *W.layout_of(vw), b, out, r, k, 64, m, plan, image=True)
+            return out
+        check_case(launch, r, k, t, 64, m, (torch.bfloat16, torch.float16)[i % 2], bias=i % 2 == 0, gen=gen,
+                   what="decode kernel, two V-row blocks a CTA")
+    assert splits == {True, False}, splits
 
 
 @pytest.mark.gpu

@@ -223,15 +223,20 @@ def test_tile_choice(monkeypatch):
     assert len(W.GROUPED_TILES) == 6 and str(W.GROUPED_TILES[(128, 64)]) == "wg128x64s12t1g4"
     assert W.GROUPED_TILES[(128, 64)].name(torch.bfloat16, True, True).endswith(", 1, 2, false, 1, 4>")
     # gathered T <= 8 leaves the decode kernel for the narrow tiles on large weights only, and not while T x m and
-    # the bytes of the X slices are small (DECODE_OVER_NARROW)
-    assert W.narrow_over_decode(12, 11008, 4096, 128, 8) and W.narrow_over_decode(8, 4096, 11008, 128, 16)
-    assert W.narrow_over_decode(1, 28672, 8192, 128, 8) and W.narrow_over_decode(2, 13824, 5120, 128, 8)
-    assert not W.narrow_over_decode(4, 11008, 4096, 128, 8) and not W.narrow_over_decode(4, 4096, 11008, 128, 16)
-    assert not W.narrow_over_decode(8, 4096, 4096, 128, 8) and not W.narrow_over_decode(8, 1024, 65536, 128, 8)
-    assert not W.narrow_over_decode(8, 5120, 5120, 128, 8) and W.narrow_over_decode(8, 11008, 4096, 128, 8)
-    assert W.narrow_over_decode(8, 11008, 4096, 64, 8) and W.narrow_over_decode(4, 11008, 4096, 64, 16)  # 64-row tiles
-    assert not W.narrow_over_decode(4, 11008, 4096, 64, 8) and not W.narrow_over_decode(2, 13824, 5120, 64, 16)
-    assert W.narrow_over_decode(1, 28672, 8192, 64, 8) and W.narrow_over_decode(4, 13824, 5120, 64, 8)
+    # the bytes of the X slices are small (DECODE_OVER_NARROW); 0: the narrow tile, else the decode kernel's row tile
+    rows_of = lambda *case: [W.decode_rows(*c) for c in case]
+    assert rows_of((12, 11008, 4096, 128, 8), (8, 4096, 11008, 128, 16), (1, 28672, 8192, 128, 8)) == [0, 0, 0]
+    assert rows_of((2, 13824, 5120, 128, 8), (8, 11008, 4096, 128, 8)) == [0, 0]
+    assert rows_of((4, 11008, 4096, 128, 8), (4, 4096, 11008, 128, 16), (8, 4096, 4096, 128, 8)) == [128] * 3
+    assert rows_of((8, 1024, 65536, 128, 8), (8, 5120, 5120, 128, 8)) == [128] * 2
+    # 64-row tiles; a V = 64 weight that they leave to the narrow tile runs two V-row blocks a 128-row CTA
+    # where that tile keeps it (v304)
+    assert rows_of((8, 11008, 4096, 64, 8), (1, 28672, 8192, 64, 8), (4, 13824, 5120, 64, 8)) == [0, 0, 0]
+    assert rows_of((4, 11008, 4096, 64, 8), (2, 13824, 5120, 64, 16)) == [64, 64]
+    assert rows_of((4, 11008, 4096, 64, 16), (8, 5120, 5120, 64, 8), (4, 8192, 8192, 64, 16)) == [128] * 3
+    assert rows_of((8, 4096, 4096, 64, 8), (4, 1024, 4096, 64, 16)) == [64, 64]  # below the narrow tile's bytes / rows
+    monkeypatch.setattr(W, "DECODE_TWO_BLOCKS", False)
+    assert rows_of((4, 11008, 4096, 64, 16), (8, 5120, 5120, 64, 8)) == [0, 0]
     for bad in (dict(stages=10), dict(stages=4), dict(persistent=True), dict(staged=False)):
         with pytest.raises(ValueError, match="copy_steps"):
             W.WgTile(**{**dict(bm=128, bn=64, stages=12, a_regs=True, staged=True, copy_steps=4), **bad})

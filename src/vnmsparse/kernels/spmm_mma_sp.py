@@ -742,24 +742,34 @@ def decode_ring(per: int, image: bool, bm: int, bn: int) -> int:
     return group * (min(groups, DECODE_RING) if DECODE_RING else groups)
 
 
-def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int, image: bool) -> int:  # mirrors DecodePlan::bars in the .cu, + barriers
+def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int, image: bool, v: int = 0) -> int:  # mirrors DecodePlan::bars in the .cu, + barriers
     a, codes, units = bm * 2 * KS * 2, bm * KS // 2, bm // 8
     received = splits * -(-units // splits) * 8 * bn * 4 if splits > 1 else 0
     code_steps = 0 if decode_areg(image, bm, bn) else per
-    body = decode_ring(per, image, bm, bn) * a + code_steps * codes + per * KS * 4 + bn * (per * KS * m + 8) * 2 + received
+    col_steps = per * decode_vblocks(bm, v, m)
+    body = (decode_ring(per, image, bm, bn) * a + code_steps * codes + col_steps * KS * 4 + bn * (per * KS * m + 8) * 2
+            + received)
     return max(body, bn * (bm + 8) * 2) + (DECODE_MAX_STEPS + 1) * 8
+
+
+def decode_vblocks(bm: int, v: int, m: int) -> int:
+    """V-row blocks in a decode row tile of `bm` rows, as the kernel counts them: 2 for V = 64 in a 128-row
+    tile (each with its own column words: decode_plan's ``bm``), else 1 (plain 2:4, m = 4, has no column words)."""
+    return 2 if m > 4 and (bm, v) == (128, 64) else 1
 
 
 @functools.lru_cache(maxsize=4096)
 def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, m: int,
-                dtype: torch.dtype = torch.bfloat16, image: bool = False):
+                dtype: torch.dtype = torch.bfloat16, image: bool = False, bm: int = 0):
     """(bm, bn, splits, steps per split) of the decode kernel, or None where it does not apply: more
     than 64 tokens, no clusters (< sm_90), or a K range per CTA wider than its shared memory allows;
     with ``image`` (the kernel reading the fragment image), also a row tile that is not 64 or 128.
+    ``bm``: the row tile (0: row_tile(v)); 128 at V = 64 runs two V-row blocks a CTA (the fragment
+    image only, token tiles whose warps each hold rows of one block).
     Cached: a decode call asks twice (the selector, then the launcher), each time ~2.4 us of Python."""
     if ntok > DECODE_MAX_TOKENS or device.type != "cuda" or not decode_supported(device)[0]:
         return None
-    bm, bn, per_max = _decode_tile(ntok, steps, v, m, image)
+    bm, bn, per_max = _decode_tile(ntok, steps, v, m, image, bm)
     if per_max == 0:
         return None
     row_tiles = -(-rows // bm)
@@ -774,7 +784,7 @@ def decode_plan(device: torch.device, ntok: int, rows: int, steps: int, v: int, 
     # (v249-v250: fewer won on some 64-row tiles, lost on others, no rule between; autotune times them).
     best = None
     for splits, per in _decode_splits(steps, per_max, steps // DECODE_MIN_SPLIT_STEPS):
-        smem = decode_smem_bytes(bm, bn, per, m, splits, image)
+        smem = decode_smem_bytes(bm, bn, per, m, splits, image, v)
         waves = -(-row_tiles // _decode_clusters_at_once(device, bm, bn, smem, splits, dtype, image))
         if best is None or (waves, -splits) < best[0]:
             best = (waves, -splits), (splits, per)
@@ -789,25 +799,29 @@ def _decode_splits(steps: int, per_max: int, most: int) -> list[tuple[int, int]]
     return [(-(-steps // per), per) for per in sorted(pers, reverse=True)]
 
 
-def _decode_tile(ntok: int, steps: int, v: int, m: int, image: bool) -> tuple[int, int, int]:
-    """(bm, bn, most steps a CTA) of the decode kernel; 0 steps where no plan fits."""
+def _decode_tile(ntok: int, steps: int, v: int, m: int, image: bool, bm: int = 0) -> tuple[int, int, int]:
+    """(bm, bn, most steps a CTA) of the decode kernel (``bm``: the row tile, 0 for row_tile(v)); 0 steps
+    where no plan fits."""
     bn = next(b for b in (8, 16, 32, 64) if ntok <= b)
-    bm = row_tile(v)
+    bm = bm or row_tile(v)
     if image and bm % 64:
         return bm, bn, 0
+    if decode_vblocks(bm, v, m) > 1 and not (image and bm == 2 * v == 128 and _decode_warp_tile(bm, bn)[0] <= v):
+        return bm, bn, 0  # (two V-row blocks: the fragment image's 64-row blocks, each warp's rows in one)
     per_max = min(DECODE_MAX_STEPS, DECODE_MAX_SLICE_BYTES // (bn * 2) // (KS * m))
-    while per_max > 0 and decode_smem_bytes(bm, bn, per_max, m, DECODE_MAX_SPLITS, image) > DECODE_MAX_SMEM:
+    while per_max > 0 and decode_smem_bytes(bm, bn, per_max, m, DECODE_MAX_SPLITS, image, v) > DECODE_MAX_SMEM:
         per_max -= 1
     return bm, bn, per_max if per_max and -(-steps // per_max) <= DECODE_MAX_SPLITS else 0
 
 
 def decode_plans(device: torch.device, ntok: int, rows: int, steps: int, v: int, m: int,
-                 dtype: torch.dtype = torch.bfloat16, image: bool = False) -> list:
-    """Every plan of the decode kernel for a call, one per split count (autotune's candidates: no
-    rule picks the best split count on every shape, v249-v250); [] where decode_plan has none."""
-    if decode_plan(device, ntok, rows, steps, v, m, dtype, image) is None:
+                 dtype: torch.dtype = torch.bfloat16, image: bool = False, bm: int = 0) -> list:
+    """Every plan of the decode kernel for a call (row tile ``bm`` as decode_plan's), one per split count
+    (autotune's candidates: no rule picks the best split count on every shape, v249-v250); [] where
+    decode_plan has none."""
+    if decode_plan(device, ntok, rows, steps, v, m, dtype, image, bm) is None:
         return []
-    bm, bn, per_max = _decode_tile(ntok, steps, v, m, image)
+    bm, bn, per_max = _decode_tile(ntok, steps, v, m, image, bm)
     return [(bm, bn, splits, per) for splits, per in _decode_splits(steps, per_max, steps)]
 
 
@@ -838,20 +852,20 @@ def layout_steps(k: int, m: int) -> int:
 
 
 def preferred_decode_plan(device: torch.device, ntok: int, rows: int, k: int, v: int, m: int,
-                          dtype: torch.dtype = torch.bfloat16, image: bool = False):
+                          dtype: torch.dtype = torch.bfloat16, image: bool = False, bm: int = 0):
     """The decode plan where vnmsparse.spmm runs the decode kernel (sm_90), else None: 1 to
     DECODE_DEFAULT_MAX_TOKENS tokens (DECODE_FEW_ROWS_MAX_TOKENS at M >= 8 on a weight of at most
     DECODE_FEW_ROWS rows), an X slice per CTA of at most DECODE_MAX_X_PER_W times the weight bytes it
     meets (T x m <= 2 DECODE_MAX_X_PER_W BM), and a plan (no fallback to the slower bulk kernel);
     ``image``: on the fragment image (V % 64 == 0, v52). VNM_DECODE=0 turns the route off. For
     V % 64 != 0 the kernel reads its own weight image (the "sm90" layout, the compact bytes once
-    more), which a model that also runs prefill holds beside the sm80 one."""
+    more), which a model that also runs prefill holds beside the sm80 one. ``bm``: as decode_plan's."""
     limit = DECODE_FEW_ROWS_MAX_TOKENS if m >= 8 and rows <= DECODE_FEW_ROWS else DECODE_DEFAULT_MAX_TOKENS
-    if not 1 <= ntok <= limit or ntok * m > DECODE_MAX_X_PER_W * 2 * row_tile(v):
+    if not 1 <= ntok <= limit or ntok * m > DECODE_MAX_X_PER_W * 2 * (bm or row_tile(v)):
         return None
     if not decode_route_on():
         return None
-    return decode_plan(device, ntok, rows, layout_steps(k, m), v, m, dtype, image)
+    return decode_plan(device, ntok, rows, layout_steps(k, m), v, m, dtype, image, bm)
 
 
 def decode_route_on() -> bool:
@@ -881,7 +895,7 @@ def spmm_decode(x2, values, meta, cols, bias, y, r, k, v, m, plan, image: bool =
         (-(-r // bm), 1, splits), ((bm // wm) * (bn // wn) * 32, 1, 1),
         (values, meta, cols, xr, bias, y, r, k, xr.shape[0], xr.stride(0), values.shape[1] * KS, m, v, per,
          per * KS * m, decode_ring(per, image, bm, bn), group),
-        shared_mem=decode_smem_bytes(bm, bn, per, m, splits, image), cluster=(1, 1, splits) if splits > 1 else None,
+        shared_mem=decode_smem_bytes(bm, bn, per, m, splits, image, v), cluster=(1, 1, splits) if splits > 1 else None,
         pdl=jit.settled(values, meta, cols),  # (it reads them before its PDL wait)
     )
 

@@ -272,6 +272,11 @@ NARROW_DECODE_BYTE_TOKENS = {128: 40 * 2**20, 64: 24 * 2**20}
 # 70B down T = 1 128:2:8 50.6 -> 71.2, 128:2:16 28.8 -> 33.8; gate/up 49.2 -> 51.0). v290 (H100, LLaMA-7B/13B/70B
 # and BERT-large FFN2, T = 1-64, against the rule before): the 24 cells it changes 1.107x, none slower.
 DECODE_OVER_NARROW = {64: (32, 6 * 2**20, None), 128: (64, 4 * 2**20, 25 * 2**20)}
+# v304: a V = 64 weight that the 64-row decode tile would leave to the narrow tile runs two V-row blocks in each
+# 128-row decode CTA where that tile's DECODE_OVER_NARROW keeps it (one X slice for twice the rows). Predicted
+# from v299's cells (H100, 64:2:M against 128:2:M at the same bytes, us): LLaMA-13B q/k/v/o 64:2:8 T = 8 11.1 ->
+# ~9.2, 70B q/o 64:2:16 T = 4 11.8 -> ~9.1, 7B down / gate/up 64:2:16 T = 4 10.0 / 8.9 -> ~8.7 / ~7.2.
+DECODE_TWO_BLOCKS = True  # (A/B switch: False, as before v304)
 NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles and the decode kernel, as before v114)
 
 # v200 (opt-in: slower, NOTES): gathered calls of at most 32 tokens on a row-major X (M <= SLAB_M_MAX,
@@ -441,15 +446,22 @@ def _narrow(ntok: int, rows: int) -> bool:
     return NARROW_GATHERED and ntok <= 32 and rows > spmm_mma_sp.DECODE_FEW_ROWS
 
 
-def narrow_over_decode(ntok: int, rows: int, k: int, v: int, m: int) -> bool:
-    """Whether a gathered call that the decode kernel could run runs a NARROW_TILES tile instead."""
+def decode_rows(ntok: int, rows: int, k: int, v: int, m: int) -> int:
+    """The decode kernel's row tile for a gathered call that it could run, or 0 where a NARROW_TILES tile runs
+    it instead: row_tile(v, m), or at V = 64 two V-row blocks a CTA (DECODE_TWO_BLOCKS) where the 64-row
+    tile would give the call to the narrow tile and the 128-row one keeps it (its X slices half as many bytes)."""
     compact = rows * k * 4 // m  # bytes of the kept values (2 of every M columns, 16-bit)
+
+    def keeps(bm):  # DECODE_OVER_NARROW: T x m and the slices' bytes small enough at this row tile
+        max_tm, max_slices, max_bytes = DECODE_OVER_NARROW[bm]
+        return (ntok * m <= max_tm and compact * ntok * m // (2 * bm) <= max_slices
+                and (max_bytes is None or compact < max_bytes))
+
     bm = row_tile(v, m)
-    max_tm, max_slices, max_bytes = DECODE_OVER_NARROW[bm]
-    if (ntok * m <= max_tm and compact * ntok * m // (2 * bm) <= max_slices
-            and (max_bytes is None or compact < max_bytes)):
-        return False
-    return _narrow(ntok, rows) and compact >= max(NARROW_DECODE_MIN_BYTES, NARROW_DECODE_BYTE_TOKENS[bm] // ntok)
+    if keeps(bm) or not (_narrow(ntok, rows)
+                         and compact >= max(NARROW_DECODE_MIN_BYTES, NARROW_DECODE_BYTE_TOKENS[bm] // ntok)):
+        return bm
+    return 128 if DECODE_TWO_BLOCKS and bm == 64 and m > 4 and keeps(128) else 0
 
 
 def choose_splits(tile: WgTile, ntok: int, rows: int, steps: int, sms: int) -> int:
@@ -769,15 +781,17 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     # this layout for every T, run it too, and a model holds one image for prefill and decode);
     # not plain 2:4 with X by TMA, whose staged tile is faster at every T (v89, H200, T = 1-8:
     # LLaMA shapes -8..-25%, 4096 x 11008 T = 8 20.5 -> 15.7 us; 1024 x 4096 -10..0%), nor V:2:M
-    # where narrow_over_decode says (v114), nor a feature-major x that the tiles read as it is (v143:
+    # where decode_rows says (v114), nor a feature-major x that the tiles read as it is (v143:
     # 4096^2 128:2:8 T = 8 10.6 us in the decode kernel, which reads rows, 6.6 on the narrow tile)
     union = m >> 16  # (a union layout's window shift: no decode kernel, no slabs, no tuning)
     decodable = (a_regs and tile is None and splits is None and tma_x is None and not (m == 4 and direct)
                  and not spmm_mma_sp.is_feature_major(x2) and not union)
-    plan = (spmm_mma_sp.preferred_decode_plan(x.device, ntok, r, k, v, m, x.dtype, image=True)
-            if decodable and not (cols is not None and narrow_over_decode(ntok, r, k, v, m)) else None)
+    bm = decode_rows(ntok, r, k, v, m) if cols is not None else 0  # (0: the narrow tile, or plain 2:4's row tile)
+    plan = (spmm_mma_sp.preferred_decode_plan(x.device, ntok, r, k, v, m, x.dtype, image=True, bm=bm)
+            if decodable and (bm or cols is None) else None)
     if decodable and autotune.enabled() and ntok <= TUNE_DECODE_MAX_TOKENS and spmm_mma_sp.decode_route_on():
-        plans = spmm_mma_sp.decode_plans(x.device, ntok, r, values.shape[1], v, m, x.dtype, image=True)
+        plans = [p for rows in ((64, 128) if cols is not None and v == 64 else (0,))
+                 for p in spmm_mma_sp.decode_plans(x.device, ntok, r, values.shape[1], v, m, x.dtype, True, rows)]
         tuned = (_tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, plans, row_major, plan)
                  if plans else None)
         if tuned is not None:

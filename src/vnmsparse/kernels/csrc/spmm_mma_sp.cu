@@ -523,19 +523,20 @@ struct DecodePlan {
   static constexpr int MAX_STEPS = 32;       // per <= this: one mbarrier per slot (+ one to receive)
   static constexpr int MAX_RANKS = 8;        // K splits: the portable cluster size (DECODE_MAX_SPLITS)
   // Regions in order: A slots (`ring` steps), codes (`cs` steps: per, or 0 where A and its codes go
-  // to registers), column words and the X slice (`per` steps), the split parts, the barriers.
+  // to registers), column words (`cws` steps: per for each V-row block of the tile) and the X slice,
+  // the split parts, the barriers.
   __host__ __device__ static constexpr int codes(int ring) { return ring * A; }
   __host__ __device__ static constexpr int colw(int cs, int ring) { return ring * A + cs * M; }
-  __host__ __device__ static constexpr int xs(int per, int cs, int ring) { return colw(cs, ring) + per * KS * 4; }
+  __host__ __device__ static constexpr int xs(int cws, int cs, int ring) { return colw(cs, ring) + cws * KS * 4; }
   // K splits: every rank's fp32 part of each unit, pushed to its owner: [splits][units per owner][8][BN]
-  __host__ __device__ static constexpr int recv(int per, int cs, int width, int ring) {
-    return xs(per, cs, ring) + BN * (width + 8) * 2;
+  __host__ __device__ static constexpr int recv(int cws, int cs, int width, int ring) {
+    return xs(cws, cs, ring) + BN * (width + 8) * 2;
   }
   __host__ __device__ static constexpr int recv_bytes(int splits) {
     return splits > 1 ? splits * ((UNITS + splits - 1) / splits) * 8 * BN * 4 : 0;
   }
-  __host__ __device__ static constexpr int bars(int per, int cs, int width, int ring, int splits) {
-    const int body = recv(per, cs, width, ring) + recv_bytes(splits);
+  __host__ __device__ static constexpr int bars(int cws, int cs, int width, int ring, int splits) {
+    const int body = recv(cws, cs, width, ring) + recv_bytes(splits);
     return body > EPI ? body : EPI;
   }
 };
@@ -556,13 +557,17 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 
   extern __shared__ __align__(128) unsigned char smem[];
   const int cs = AREG ? 0 : per;  // steps of codes in shared memory (AREG: the host's ring is 0 too)
+  // V-row blocks of the tile, each with its own column words: two at V = 64 on 128-row tiles of the fragment
+  // image (one X slice for both; each warp's rows lie in one block, the host's rule), else one
+  const int vblocks = HAS_COLS && IMAGE && BM == 128 && v == 64 ? 2 : 1;
+  const int cws = per * vblocks;
   u8* sM = smem + Plan::codes(ring);
   u32* cw = reinterpret_cast<u32*>(smem + Plan::colw(cs, ring));
-  T* xs = reinterpret_cast<T*>(smem + Plan::xs(per, cs, ring));
+  T* xs = reinterpret_cast<T*>(smem + Plan::xs(cws, cs, ring));
   const int splits = gridDim.z;
-  u64* bars = reinterpret_cast<u64*>(smem + Plan::bars(per, cs, width, ring, splits));
+  u64* bars = reinterpret_cast<u64*>(smem + Plan::bars(cws, cs, width, ring, splits));
   u64* rbar = bars + Plan::MAX_STEPS;  // K splits: this rank's units from every other rank
-  float* recv = reinterpret_cast<float*>(smem + Plan::recv(per, cs, width, ring));
+  float* recv = reinterpret_cast<float*>(smem + Plan::recv(cws, cs, width, ring));
   const int xp = width + 8;  // elements per slice row: rows 16 bytes apart mod 128, 4 banks
 
   const int tid = threadIdx.x, lane = tid & 31, wm = (tid >> 5) / WARPS_N, wn = (tid >> 5) % WARPS_N;
@@ -620,7 +625,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       bulk_prefetch_l2(values_t + first * (Plan::A / 2), pf * Plan::A);
       bulk_prefetch_l2(meta_t + first * Plan::M, pf * Plan::M);
     }
-    if (HAS_COLS) bulk_prefetch_l2(cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS, nsteps * KS * 4);
+    if (HAS_COLS)
+      for (int b = 0; b < vblocks && row0 + b * v < R; ++b)
+        bulk_prefetch_l2(cols + static_cast<size_t>(row0 / v + b) * Gp + kbeg * KS, nsteps * KS * 4);
     if (VNM_DEC_X_PREFETCH && (reinterpret_cast<size_t>(x) & 15) == 0 && ldx % 8 == 0 && c0 < K) {
       const u32 bytes = (min(width, K - c0) * static_cast<int>(sizeof(T))) & ~15;
       for (int t = 0; t < ntok && bytes > 0; ++t) bulk_prefetch_l2(x + static_cast<size_t>(t) * ldx + c0, bytes);
@@ -663,9 +670,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       for (int d = 0; d < AREG; ++d)
         if (d < nsteps) load_a(qa[d], qm[d], d);
     }
-    if (HAS_COLS) {  // 16-byte aligned: Gp is a multiple of KS
-      const u32* colrow = cols + static_cast<size_t>(row0 / v) * Gp + kbeg * KS;
-      for (int i = tid; i < nsteps * KS / 4; i += NT) cp_async16(cw + 4 * i, colrow + 4 * i, true);
+    if (HAS_COLS) {  // 16-byte aligned: Gp is a multiple of KS; a block past R reads zero words (column 0)
+      for (int b = 0; b < vblocks; ++b) {
+        const bool real = row0 + b * v < R;
+        const u32* colrow = real ? cols + static_cast<size_t>(row0 / v + b) * Gp + kbeg * KS : cols;
+        for (int i = tid; i < nsteps * KS / 4; i += NT) cp_async16(cw + b * per * KS + 4 * i, colrow + (real ? 4 * i : 0), real);
+      }
     }
   };
   // The slots' first A copies and the codes (tid 0, after its barriers' init)
@@ -723,13 +733,14 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     xrow[ni] = reinterpret_cast<const u16*>(xs + min(wn * WN + 8 * ni + gid, ntok - 1) * xp);
   // Slice columns of this lane's B elements of step s: k-row 32 ks + 8 j + 2 tig + e is slot
   // 2 (tig & 1) + e of the CTA's local group g = s KS + 8 ks + 2 j + tig / 2, column g m + offset (c0 cancels).
+  const u32* wcw = cw + (vblocks > 1 ? (wm * WM) / 64 * per * KS : 0);  // the column words of this warp's block
   auto columns = [&](int s, int (&col)[2][4][2]) {
 #pragma unroll
     for (int ks = 0; ks < 2; ++ks)
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         const int g = s * KS + 8 * ks + 2 * j + (tig >> 1);
-        const u32 w = HAS_COLS ? cw[g] : IDENTITY_COLUMNS;
+        const u32 w = HAS_COLS ? wcw[g] : IDENTITY_COLUMNS;
 #pragma unroll
         for (int e = 0; e < 2; ++e) col[ks][j][e] = g * m + static_cast<int>((w >> (8 * (2 * (tig & 1) + e))) & 0xffu);
       }
