@@ -624,7 +624,7 @@ def test_decode_kernel_two_v_blocks_a_cta():
     dev = torch.device("cuda")
     splits = set()
     for i, (t, r, k, m) in enumerate(((1, 130, 4100, 8), (5, 197, 2053, 16), (8, 4096, 4096, 8), (16, 320, 1003, 10),
-                                      (32, 2048, 8192, 16), (3, 11008, 4096, 32), (2, 64, 640, 8))):
+                                      (32, 2048, 8192, 16), (3, 11008, 4096, 32), (2, 64, 640, 8), (7, 200, 1003, 8))):
         steps = -(-(-(-k // m)) // K.KS)
         plan = K.decode_plan(dev, t, r, steps, 64, m, image=True, bm=128)
         assert plan is not None and plan[0] == 128, plan

@@ -234,7 +234,11 @@ def test_tile_choice(monkeypatch):
     assert rows_of((8, 11008, 4096, 64, 8), (1, 28672, 8192, 64, 8), (4, 13824, 5120, 64, 8)) == [0, 0, 0]
     assert rows_of((4, 11008, 4096, 64, 8), (2, 13824, 5120, 64, 16)) == [64, 64]
     assert rows_of((4, 11008, 4096, 64, 16), (8, 5120, 5120, 64, 8), (4, 8192, 8192, 64, 16)) == [128] * 3
-    assert rows_of((8, 4096, 4096, 64, 8), (4, 1024, 4096, 64, 16)) == [64, 64]  # below the narrow tile's bytes / rows
+    # ... and where the 64-row tile, past its T x m, runs a weight too small for the narrow tile (v305), not on few rows
+    assert rows_of((8, 4096, 4096, 64, 8), (3, 4096, 4096, 64, 16), (8, 5120, 5120, 64, 32)) == [128] * 3
+    assert rows_of((4, 1024, 4096, 64, 16), (2, 4096, 4096, 64, 16), (4, 4096, 4096, 64, 8)) == [64] * 3
+    monkeypatch.setattr(W, "DECODE_TWO_BLOCKS_PAST_TM", False)
+    assert rows_of((8, 4096, 4096, 64, 8), (3, 4096, 4096, 64, 16), (4, 11008, 4096, 64, 16)) == [64, 64, 128]
     monkeypatch.setattr(W, "DECODE_TWO_BLOCKS", False)
     assert rows_of((4, 11008, 4096, 64, 16), (8, 5120, 5120, 64, 8)) == [0, 0]
     for bad in (dict(stages=10), dict(stages=4), dict(persistent=True), dict(staged=False)):

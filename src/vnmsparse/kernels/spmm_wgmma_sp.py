@@ -277,6 +277,10 @@ DECODE_OVER_NARROW = {64: (32, 6 * 2**20, None), 128: (64, 4 * 2**20, 25 * 2**20
 # from v299's cells (H100, 64:2:M against 128:2:M at the same bytes, us): LLaMA-13B q/k/v/o 64:2:8 T = 8 11.1 ->
 # ~9.2, 70B q/o 64:2:16 T = 4 11.8 -> ~9.1, 7B down / gate/up 64:2:16 T = 4 10.0 / 8.9 -> ~8.7 / ~7.2.
 DECODE_TWO_BLOCKS = True  # (A/B switch: False, as before v304)
+# v305: ... and on weights of more than DECODE_FEW_ROWS rows that the 64-row tile runs only because they are too small
+# for the narrow tile, past its T x m (v304, H100, 64:2:M / 128:2:M, us: LLaMA-7B q/k/v/o 64:2:16 T = 3 / 8 3.81 /
+# 4.62 against 3.59 / 4.03, 13B 4.74 / 6.37 against 4.41 / 5.77).
+DECODE_TWO_BLOCKS_PAST_TM = True  # (A/B switch)
 NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles and the decode kernel, as before v114)
 
 # v200 (opt-in: slower, NOTES): gathered calls of at most 32 tokens on a row-major X (M <= SLAB_M_MAX,
@@ -448,8 +452,9 @@ def _narrow(ntok: int, rows: int) -> bool:
 
 def decode_rows(ntok: int, rows: int, k: int, v: int, m: int) -> int:
     """The decode kernel's row tile for a gathered call that it could run, or 0 where a NARROW_TILES tile runs
-    it instead: row_tile(v, m), or at V = 64 two V-row blocks a CTA (DECODE_TWO_BLOCKS) where the 64-row
-    tile would give the call to the narrow tile and the 128-row one keeps it (its X slices half as many bytes)."""
+    it instead: row_tile(v, m), or at V = 64 two V-row blocks a CTA (DECODE_TWO_BLOCKS, its X slices half as
+    many bytes) where the 64-row tile would give the call to the narrow tile and the 128-row one keeps it, or
+    (DECODE_TWO_BLOCKS_PAST_TM) where the 64-row tile is past its T x m on a weight too small for the narrow tile."""
     compact = rows * k * 4 // m  # bytes of the kept values (2 of every M columns, 16-bit)
 
     def keeps(bm):  # DECODE_OVER_NARROW: T x m and the slices' bytes small enough at this row tile
@@ -458,10 +463,13 @@ def decode_rows(ntok: int, rows: int, k: int, v: int, m: int) -> int:
                 and (max_bytes is None or compact < max_bytes))
 
     bm = row_tile(v, m)
-    if keeps(bm) or not (_narrow(ntok, rows)
-                         and compact >= max(NARROW_DECODE_MIN_BYTES, NARROW_DECODE_BYTE_TOKENS[bm] // ntok)):
+    if keeps(bm):
         return bm
-    return 128 if DECODE_TWO_BLOCKS and bm == 64 and m > 4 and keeps(128) else 0
+    two = DECODE_TWO_BLOCKS and bm == 64 and m > 4
+    if not (_narrow(ntok, rows) and compact >= max(NARROW_DECODE_MIN_BYTES, NARROW_DECODE_BYTE_TOKENS[bm] // ntok)):
+        # the decode kernel as the fallback (a weight too small for the narrow tile): past T x m, half the slices
+        return 128 if two and DECODE_TWO_BLOCKS_PAST_TM and rows > spmm_mma_sp.DECODE_FEW_ROWS else bm
+    return 128 if two and keeps(128) else 0
 
 
 def choose_splits(tile: WgTile, ntok: int, rows: int, steps: int, sms: int) -> int:
