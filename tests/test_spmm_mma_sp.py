@@ -616,25 +616,31 @@ def test_decode_kernel_a_in_registers(depth, monkeypatch):
 
 @pytest.mark.gpu
 @needs_sm90
-def test_decode_kernel_two_v_blocks_a_cta():
+def test_decode_kernel_two_v_blocks_a_cta(monkeypatch):
     """v304: V = 64 weights on 128-row decode tiles of the fragment image, each warp gathering with its own
     block's column words: R not a multiple of 128 (a last tile whose second block is partial or past R),
     token tiles of 8, 16 and 32, one split and several, both dtypes, bias."""
     gen = torch.Generator().manual_seed(304)
     dev = torch.device("cuda")
     splits = set()
-    for i, (t, r, k, m) in enumerate(((1, 130, 4100, 8), (5, 197, 2053, 16), (8, 4096, 4096, 8), (16, 320, 1003, 10),
-                                      (32, 2048, 8192, 16), (3, 11008, 4096, 32), (2, 64, 640, 8), (7, 200, 1003, 8))):
-        steps = -(-(-(-k // m)) // K.KS)
-        plan = K.decode_plan(dev, t, r, steps, 64, m, image=True, bm=128)
-        assert plan is not None and plan[0] == 128, plan
-        splits.add(plan[2] > 1)
+    try:
+        for i, (t, r, k, m) in enumerate(((1, 130, 4100, 8), (5, 197, 2053, 16), (8, 4096, 4096, 8), (16, 320, 1003, 10),
+                                          (32, 2048, 8192, 16), (3, 11008, 4096, 32), (2, 64, 640, 8), (7, 200, 1003, 8))):
+            steps = -(-(-(-k // m)) // K.KS)
+            if i >= 6:  # one split: the plain epilogue
+                monkeypatch.setattr(K, "DECODE_MAX_SPLITS", 1)
+                K.decode_plan.cache_clear()
+            plan = K.decode_plan(dev, t, r, steps, 64, m, image=True, bm=128)
+            assert plan is not None and plan[0] == 128, plan
+            splits.add(plan[2] > 1)
 
-        def launch(x, vw, b, out, plan=plan, r=r, k=k, m=m):
-            K.spmm_decode(x, *W.layout_of(vw), b, out, r, k, 64, m, plan, image=True)
-            return out
-        check_case(launch, r, k, t, 64, m, (torch.bfloat16, torch.float16)[i % 2], bias=i % 2 == 0, gen=gen,
-                   what="decode kernel, two V-row blocks a CTA")
+            def launch(x, vw, b, out, plan=plan, r=r, k=k, m=m):
+                K.spmm_decode(x, *W.layout_of(vw), b, out, r, k, 64, m, plan, image=True)
+                return out
+            check_case(launch, r, k, t, 64, m, (torch.bfloat16, torch.float16)[i % 2], bias=i % 2 == 0, gen=gen,
+                       what="decode kernel, two V-row blocks a CTA")
+    finally:
+        K.decode_plan.cache_clear()
     assert splits == {True, False}, splits
 
 

@@ -224,7 +224,7 @@ def test_tile_choice(monkeypatch):
     assert W.GROUPED_TILES[(128, 64)].name(torch.bfloat16, True, True).endswith(", 1, 2, false, 1, 4>")
     # gathered T <= 8 leaves the decode kernel for the narrow tiles on large weights only, and not while T x m and
     # the bytes of the X slices are small (DECODE_OVER_NARROW); 0: the narrow tile, else the decode kernel's row tile
-    rows_of = lambda *case: [W.decode_rows(*c) for c in case]
+    rows_of = lambda *case: [W.decode_rows(*c, 132) for c in case]
     assert rows_of((12, 11008, 4096, 128, 8), (8, 4096, 11008, 128, 16), (1, 28672, 8192, 128, 8)) == [0, 0, 0]
     assert rows_of((2, 13824, 5120, 128, 8), (8, 11008, 4096, 128, 8)) == [0, 0]
     assert rows_of((4, 11008, 4096, 128, 8), (4, 4096, 11008, 128, 16), (8, 4096, 4096, 128, 8)) == [128] * 3
@@ -234,11 +234,14 @@ def test_tile_choice(monkeypatch):
     assert rows_of((8, 11008, 4096, 64, 8), (1, 28672, 8192, 64, 8), (4, 13824, 5120, 64, 8)) == [0, 0, 0]
     assert rows_of((4, 11008, 4096, 64, 8), (2, 13824, 5120, 64, 16)) == [64, 64]
     assert rows_of((4, 11008, 4096, 64, 16), (8, 5120, 5120, 64, 8), (4, 8192, 8192, 64, 16)) == [128] * 3
-    # ... and where the 64-row tile, past its T x m, runs a weight too small for the narrow tile (v305), not on few rows
-    assert rows_of((8, 4096, 4096, 64, 8), (3, 4096, 4096, 64, 16), (8, 5120, 5120, 64, 32)) == [128] * 3
-    assert rows_of((4, 1024, 4096, 64, 16), (2, 4096, 4096, 64, 16), (4, 4096, 4096, 64, 8)) == [64] * 3
-    monkeypatch.setattr(W, "DECODE_TWO_BLOCKS_PAST_TM", False)
-    assert rows_of((8, 4096, 4096, 64, 8), (3, 4096, 4096, 64, 16), (4, 11008, 4096, 64, 16)) == [64, 64, 128]
+    # ... and where the 64-row tile runs a weight too small for the narrow tile from T x m = 128 to its plan's limit,
+    # if 128-row CTAs (row tiles x K splits) still reach every SM (v306)
+    assert rows_of((8, 5120, 5120, 64, 32), (4, 4096, 4096, 64, 32), (2, 11008, 4096, 64, 64)) == [128] * 3
+    assert rows_of((8, 4096, 4096, 64, 8), (4, 3072, 1024, 64, 32), (1, 4096, 4096, 64, 128)) == [64] * 3
+    assert rows_of((4, 28672, 8192, 64, 128), (4, 1024, 4096, 64, 16)) == [64] * 2  # past the plan's T x m; T x m 64
+    assert W.decode_rows(4, 4096, 4096, 64, 32, 300) == 64  # (256 CTAs of 128 rows would leave SMs idle)
+    monkeypatch.setattr(W, "DECODE_TWO_BLOCKS_PAST_TM", 0)
+    assert rows_of((8, 5120, 5120, 64, 32), (4, 11008, 4096, 64, 16)) == [64, 128]
     monkeypatch.setattr(W, "DECODE_TWO_BLOCKS", False)
     assert rows_of((4, 11008, 4096, 64, 16), (8, 5120, 5120, 64, 8)) == [0, 0]
     for bad in (dict(stages=10), dict(stages=4), dict(persistent=True), dict(staged=False)):

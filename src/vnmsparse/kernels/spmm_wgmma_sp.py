@@ -277,10 +277,13 @@ DECODE_OVER_NARROW = {64: (32, 6 * 2**20, None), 128: (64, 4 * 2**20, 25 * 2**20
 # from v299's cells (H100, 64:2:M against 128:2:M at the same bytes, us): LLaMA-13B q/k/v/o 64:2:8 T = 8 11.1 ->
 # ~9.2, 70B q/o 64:2:16 T = 4 11.8 -> ~9.1, 7B down / gate/up 64:2:16 T = 4 10.0 / 8.9 -> ~8.7 / ~7.2.
 DECODE_TWO_BLOCKS = True  # (A/B switch: False, as before v304)
-# v305: ... and on weights of more than DECODE_FEW_ROWS rows that the 64-row tile runs only because they are too small
-# for the narrow tile, past its T x m (v304, H100, 64:2:M / 128:2:M, us: LLaMA-7B q/k/v/o 64:2:16 T = 3 / 8 3.81 /
-# 4.62 against 3.59 / 4.03, 13B 4.74 / 6.37 against 4.41 / 5.77).
-DECODE_TWO_BLOCKS_PAST_TM = True  # (A/B switch)
+# v305-v306: ... and where the 64-row tile runs the call only because the weight is too small for the narrow tile,
+# from this T x m on (the 64-row slices at least the weight's bytes; up to the 64-row plan's limit: past it the
+# narrow tile runs), if 128-row CTAs can still reach every SM (row tiles x K splits; 0: off). v305 (H100, T x m >
+# 32, no CTA bound; us, 64 rows -> two blocks): LLaMA-7B gate/up 64:2:64 T = 4 5.91 -> 3.89, 70B q/o 64:2:32 T = 8
+# 11.90 -> 7.99, 13B q/k/v/o 64:2:64 T = 8 5.48 -> 3.94; but BERT's 1024-column weights (24-32 row tiles, 1-8
+# steps) 4-17% slower, and at T x m = 64 mixed (0.88-1.22).
+DECODE_TWO_BLOCKS_PAST_TM = 128
 NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles and the decode kernel, as before v114)
 
 # v200 (opt-in: slower, NOTES): gathered calls of at most 32 tokens on a row-major X (M <= SLAB_M_MAX,
@@ -450,11 +453,12 @@ def _narrow(ntok: int, rows: int) -> bool:
     return NARROW_GATHERED and ntok <= 32 and rows > spmm_mma_sp.DECODE_FEW_ROWS
 
 
-def decode_rows(ntok: int, rows: int, k: int, v: int, m: int) -> int:
+def decode_rows(ntok: int, rows: int, k: int, v: int, m: int, sms: int) -> int:
     """The decode kernel's row tile for a gathered call that it could run, or 0 where a NARROW_TILES tile runs
     it instead: row_tile(v, m), or at V = 64 two V-row blocks a CTA (DECODE_TWO_BLOCKS, its X slices half as
     many bytes) where the 64-row tile would give the call to the narrow tile and the 128-row one keeps it, or
-    (DECODE_TWO_BLOCKS_PAST_TM) where the 64-row tile is past its T x m on a weight too small for the narrow tile."""
+    (DECODE_TWO_BLOCKS_PAST_TM) where the 64-row tile runs a weight too small for the narrow tile at slices of at
+    least the weight's bytes and 128-row CTAs (row tiles x their most K splits) can still reach every one of `sms` SMs."""
     compact = rows * k * 4 // m  # bytes of the kept values (2 of every M columns, 16-bit)
 
     def keeps(bm):  # DECODE_OVER_NARROW: T x m and the slices' bytes small enough at this row tile
@@ -467,8 +471,10 @@ def decode_rows(ntok: int, rows: int, k: int, v: int, m: int) -> int:
         return bm
     two = DECODE_TWO_BLOCKS and bm == 64 and m > 4
     if not (_narrow(ntok, rows) and compact >= max(NARROW_DECODE_MIN_BYTES, NARROW_DECODE_BYTE_TOKENS[bm] // ntok)):
-        # the decode kernel as the fallback (a weight too small for the narrow tile): past T x m, half the slices
-        return 128 if two and DECODE_TWO_BLOCKS_PAST_TM and rows > spmm_mma_sp.DECODE_FEW_ROWS else bm
+        # the decode kernel as the fallback (a weight too small for the narrow tile)
+        ctas = -(-rows // 128) * min(spmm_mma_sp.layout_steps(k, m), spmm_mma_sp.DECODE_MAX_SPLITS)
+        past = 0 < DECODE_TWO_BLOCKS_PAST_TM <= ntok * m <= 2 * spmm_mma_sp.DECODE_MAX_X_PER_W * bm and ctas >= sms
+        return 128 if two and past else bm
     return 128 if two and keeps(128) else 0
 
 
@@ -794,7 +800,8 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     union = m >> 16  # (a union layout's window shift: no decode kernel, no slabs, no tuning)
     decodable = (a_regs and tile is None and splits is None and tma_x is None and not (m == 4 and direct)
                  and not spmm_mma_sp.is_feature_major(x2) and not union)
-    bm = decode_rows(ntok, r, k, v, m) if cols is not None else 0  # (0: the narrow tile, or plain 2:4's row tile)
+    bm = decode_rows(ntok, r, k, v, m, _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
+                     ) if cols is not None else 0  # (0: the narrow tile, or plain 2:4's row tile)
     plan = (spmm_mma_sp.preferred_decode_plan(x.device, ntok, r, k, v, m, x.dtype, image=True, bm=bm)
             if decodable and (bm or cols is None) else None)
     if decodable and autotune.enabled() and ntok <= TUNE_DECODE_MAX_TOKENS and spmm_mma_sp.decode_route_on():
