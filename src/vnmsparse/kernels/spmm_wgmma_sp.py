@@ -273,16 +273,17 @@ NARROW_DECODE_BYTE_TOKENS = {128: 40 * 2**20, 64: 24 * 2**20}
 # and BERT-large FFN2, T = 1-64, against the rule before): the 24 cells it changes 1.107x, none slower.
 DECODE_OVER_NARROW = {64: (32, 6 * 2**20, None), 128: (64, 4 * 2**20, 25 * 2**20)}
 # v304: a V = 64 weight that the 64-row decode tile would leave to the narrow tile runs two V-row blocks in each
-# 128-row decode CTA where that tile's DECODE_OVER_NARROW keeps it (one X slice for twice the rows). Predicted
-# from v299's cells (H100, 64:2:M against 128:2:M at the same bytes, us): LLaMA-13B q/k/v/o 64:2:8 T = 8 11.1 ->
-# ~9.2, 70B q/o 64:2:16 T = 4 11.8 -> ~9.1, 7B down / gate/up 64:2:16 T = 4 10.0 / 8.9 -> ~8.7 / ~7.2.
+# 128-row decode CTA where that tile's DECODE_OVER_NARROW keeps it (one X slice for twice the rows). H100, same
+# turns, LLaMA shapes at T = 3-8: the 15 cells it changes 1.25x (1.13-1.47; 13B q/k/v/o 64:2:8 T = 8 11.1 -> 9.1
+# us, 70B q/o 64:2:16 T = 4 11.6 -> 8.6), each within 4% of its 128:2:M cell.
 DECODE_TWO_BLOCKS = True  # (A/B switch: False, as before v304)
 # v305-v306: ... and where the 64-row tile runs the call only because the weight is too small for the narrow tile,
-# from this T x m on (the 64-row slices at least the weight's bytes; up to the 64-row plan's limit: past it the
-# narrow tile runs), if 128-row CTAs can still reach every SM (row tiles x K splits; 0: off). v305 (H100, T x m >
-# 32, no CTA bound; us, 64 rows -> two blocks): LLaMA-7B gate/up 64:2:64 T = 4 5.91 -> 3.89, 70B q/o 64:2:32 T = 8
-# 11.90 -> 7.99, 13B q/k/v/o 64:2:64 T = 8 5.48 -> 3.94; but BERT's 1024-column weights (24-32 row tiles, 1-8
-# steps) 4-17% slower, and at T x m = 64 mixed (0.88-1.22).
+# from this T x m on (the 64-row slices at least the weight's bytes; up to the 64-row plan's limit, past which the
+# wgmma.sp tiles run), if 128-row CTAs can still reach every SM (row tiles x K splits; 0: off). v305 (H100, from T
+# x m = 32, no CTA bound): BERT's 1024-column weights (24-32 row tiles, 1-8 steps) 4-17% slower, T x m = 64 mixed
+# (0.88-1.22). v306 as here: the 28 cells it changes 1.18x (0.90-1.53; LLaMA-7B gate/up 64:2:64 T = 4 5.90 -> 3.85
+# us, 70B q/o 64:2:32 T = 8 11.8 -> 7.9; slower only 70B q/o 64:2:128 T = 1, 2.90 -> 3.22). v307, both rules
+# against neither over BERT-large and LLaMA-7B/13B/70B, M = 8-128, T = 1-8: 53 changed cells 1.20x, 247 even.
 DECODE_TWO_BLOCKS_PAST_TM = 128
 NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles and the decode kernel, as before v114)
 
