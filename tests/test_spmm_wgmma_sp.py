@@ -240,6 +240,10 @@ def test_tile_choice(monkeypatch):
     assert rows_of((8, 4096, 4096, 64, 8), (4, 3072, 1024, 64, 32), (1, 4096, 4096, 64, 128)) == [64] * 3
     assert rows_of((4, 28672, 8192, 64, 128), (4, 1024, 4096, 64, 16)) == [64] * 2  # past the plan's T x m; T x m 64
     assert W.decode_rows(4, 4096, 4096, 64, 32, 300) == 64  # (256 CTAs of 128 rows would leave SMs idle)
+    assert rows_of((2, 11008, 4096, 64, 8), (1, 4096, 11008, 64, 8)) == [64, 64]
+    monkeypatch.setattr(W, "DECODE_TWO_BLOCKS_WIDE", True)  # (v309, prepared: more 64-row tiles than SMs)
+    assert rows_of((2, 11008, 4096, 64, 8), (1, 4096, 11008, 64, 8), (4, 13824, 5120, 64, 8)) == [128, 64, 0]
+    monkeypatch.setattr(W, "DECODE_TWO_BLOCKS_WIDE", False)
     monkeypatch.setattr(W, "DECODE_TWO_BLOCKS_PAST_TM", 0)
     assert rows_of((8, 5120, 5120, 64, 32), (4, 11008, 4096, 64, 16)) == [64, 128]
     monkeypatch.setattr(W, "DECODE_TWO_BLOCKS", False)
