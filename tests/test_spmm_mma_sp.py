@@ -400,6 +400,24 @@ def test_decode_plan_on_the_fragment_image(monkeypatch, fake_sm90):
     assert K.decode_vblocks(128, 64, 4) == 1 and K.decode_vblocks(64, 64, 8) == 1
 
 
+def test_two_block_route_keeps_a_decode_plan(monkeypatch, fake_sm90):
+    """Wherever spmm_wgmma_sp.decode_rows sends a V = 64 call to 128-row decode CTAs (two V-row blocks each, v304-v306),
+    the 128-row plan exists whenever the 64-row one would have: the route never trades the decode kernel away."""
+    dev = torch.device("cuda", 0)
+    monkeypatch.setattr(K, "_sms", lambda i: 132)
+    K.decode_plan.cache_clear()
+    routed = 0
+    for r in (130, 1100, 3072, 4096, 11008, 28672):
+        for k in (1003, 4096, 11008):
+            for m in (5, 8, 16, 32, 64, 128, 256):
+                for t in (1, 2, 3, 4, 6, 8, 12, 16):
+                    if W.decode_rows(t, r, k, 64, m, 132) == 128:
+                        routed += 1
+                        assert (K.preferred_decode_plan(dev, t, r, k, 64, m, image=True, bm=128) is not None
+                                or K.preferred_decode_plan(dev, t, r, k, 64, m, image=True) is None), (r, k, m, t)
+    assert routed > 50, routed
+
+
 def test_decode_plan(monkeypatch, fake_sm90):
     """The one-launch decode kernel applies to T <= 64 on sm_90 with at most 8 K splits (a cluster)
     of at most DECODE_MAX_STEPS resident steps whose X slice and shared memory fit; its splits
