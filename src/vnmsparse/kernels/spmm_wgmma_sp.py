@@ -806,8 +806,9 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     union = m >> 16  # (a union layout's window shift: no decode kernel, no slabs, no tuning)
     decodable = (a_regs and tile is None and splits is None and tma_x is None and not (m == 4 and direct)
                  and not spmm_mma_sp.is_feature_major(x2) and not union)
+    gathered_decode = decodable and cols is not None and ntok <= spmm_mma_sp.DECODE_MAX_TOKENS
     bm = decode_rows(ntok, r, k, v, m, _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
-                     ) if cols is not None else 0  # (0: the narrow tile, or plain 2:4's row tile)
+                     ) if gathered_decode else 0  # (0: the narrow tile, prefill, or plain 2:4's row tile)
     plan = (spmm_mma_sp.preferred_decode_plan(x.device, ntok, r, k, v, m, x.dtype, image=True, bm=bm)
             if decodable and (bm or cols is None) else None)
     if decodable and autotune.enabled() and ntok <= TUNE_DECODE_MAX_TOKENS and spmm_mma_sp.decode_route_on():
