@@ -754,8 +754,9 @@ def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int, image: bo
 
 def decode_vblocks(bm: int, v: int, m: int) -> int:
     """V-row blocks in a decode row tile of `bm` rows, as the kernel counts them: 2 for V = 64 in a 128-row
-    tile (each with its own column words: decode_plan's ``bm``), else 1 (plain 2:4, m = 4, has no column words)."""
-    return 2 if m > 4 and (bm, v) == (128, 64) else 1
+    tile (each with its own column words: decode_plan's ``bm``), else 1 (plain 2:4, m = 4, has no column words;
+    an A/B run that compiles the two blocks out, VNM_DEC_TWO_BLOCKS=0, gets 1 and so no such plan: _decode_tile)."""
+    return 2 if m > 4 and (bm, v) == (128, 64) and DEFINES.get("VNM_DEC_TWO_BLOCKS", 1) else 1
 
 
 @functools.lru_cache(maxsize=4096)
@@ -806,8 +807,8 @@ def _decode_tile(ntok: int, steps: int, v: int, m: int, image: bool, bm: int = 0
     bm = bm or row_tile(v)
     if image and bm % 64:
         return bm, bn, 0
-    if decode_vblocks(bm, v, m) > 1 and not (image and bm == 2 * v == 128 and _decode_warp_tile(bm, bn)[0] <= v):
-        return bm, bn, 0  # (two V-row blocks: the fragment image's 64-row blocks, each warp's rows in one)
+    if m > 4 and bm > v and not (image and decode_vblocks(bm, v, m) * v == bm and _decode_warp_tile(bm, bn)[0] <= v):
+        return bm, bn, 0  # (several V-row blocks: two V = 64 ones on the fragment image, each warp's rows in one)
     per_max = min(DECODE_MAX_STEPS, DECODE_MAX_SLICE_BYTES // (bn * 2) // (KS * m))
     while per_max > 0 and decode_smem_bytes(bm, bn, per_max, m, DECODE_MAX_SPLITS, image, v) > DECODE_MAX_SMEM:
         per_max -= 1
