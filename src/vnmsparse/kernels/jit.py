@@ -131,6 +131,7 @@ def tensors_in(obj):
         for f in dataclasses.fields(obj):
             yield from tensors_in(getattr(obj, f.name))
 
+
 # v183: a PDL launch that asks for it (`spread=True`) and whose grid leaves CTA slots free gets the
 # dynamic shared memory that caps it at ceil(CTAs / SMs) CTAs an SM. A grid launched while its
 # predecessor still runs (PDL) is packed onto fewer SMs: H200, the cp.async SpMM's 256 CTAs of

@@ -806,9 +806,9 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     union = m >> 16  # (a union layout's window shift: no decode kernel, no slabs, no tuning)
     decodable = (a_regs and tile is None and splits is None and tma_x is None and not (m == 4 and direct)
                  and not spmm_mma_sp.is_feature_major(x2) and not union)
+    sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
     gathered_decode = decodable and cols is not None and ntok <= spmm_mma_sp.DECODE_MAX_TOKENS
-    bm = decode_rows(ntok, r, k, v, m, _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
-                     ) if gathered_decode else 0  # (0: the narrow tile, prefill, or plain 2:4's row tile)
+    bm = decode_rows(ntok, r, k, v, m, sms) if gathered_decode else 0  # (0: the narrow tile, prefill, or plain 2:4's)
     plan = (spmm_mma_sp.preferred_decode_plan(x.device, ntok, r, k, v, m, x.dtype, image=True, bm=bm)
             if decodable and (bm or cols is None) else None)
     if decodable and autotune.enabled() and ntok <= TUNE_DECODE_MAX_TOKENS and spmm_mma_sp.decode_route_on():
@@ -840,7 +840,6 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     if not direct and (k * ldxt + ntok) * x.element_size() >= GATHER_BYTES_MAX:
         return _token_chunks(x, x2, row_major(), values, meta, cols, bias, r, k, v, m, tile, splits)
     xt, ldx, ntok_load = (x2, k, ntok) if direct else spmm_mma_sp.feature_major(x2, cols)
-    sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
     if tile is None and splits is None and autotune.enabled() and a_regs and not union:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct)
     chosen = tile is None
