@@ -398,9 +398,6 @@ def test_decode_plan_on_the_fragment_image(monkeypatch, fake_sm90):
     assert K.decode_plan(dev, 8, 4096, 64, 64, 8, bm=128) is None
     assert K.decode_smem_bytes(128, 8, 8, 8, 4, True, 64) - K.decode_smem_bytes(128, 8, 8, 8, 4, True, 128) == 8 * K.KS * 4
     assert K.decode_vblocks(128, 64, 4) == 1 and K.decode_vblocks(64, 64, 8) == 1
-    monkeypatch.setattr(K, "DEFINES", {"VNM_DEC_TWO_BLOCKS": 0})  # (A/B runs: compiled out, so never planned)
-    K.decode_plan.cache_clear()
-    assert K.decode_plan(dev, 8, 4096, 64, 64, 8, image=True, bm=128) is None
     assert K.decode_plan(dev, 8, 4096, 64, 64, 4, image=True, bm=128) is not None  # (plain 2:4: no column words)
 
 

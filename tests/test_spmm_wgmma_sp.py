@@ -240,10 +240,7 @@ def test_tile_choice(monkeypatch):
     assert rows_of((8, 4096, 4096, 64, 8), (4, 3072, 1024, 64, 32), (1, 4096, 4096, 64, 128)) == [64] * 3
     assert rows_of((4, 28672, 8192, 64, 128), (4, 1024, 4096, 64, 16)) == [64] * 2  # past the plan's T x m; T x m 64
     assert W.decode_rows(4, 4096, 4096, 64, 32, 300) == 64  # (256 CTAs of 128 rows would leave SMs idle)
-    assert rows_of((2, 11008, 4096, 64, 8), (1, 4096, 11008, 64, 8)) == [64, 64]
-    monkeypatch.setattr(W, "DECODE_TWO_BLOCKS_WIDE", True)  # (v309, prepared: more 64-row tiles than SMs)
-    assert rows_of((2, 11008, 4096, 64, 8), (1, 4096, 11008, 64, 8), (4, 13824, 5120, 64, 8)) == [128, 64, 0]
-    monkeypatch.setattr(W, "DECODE_TWO_BLOCKS_WIDE", False)
+    assert rows_of((2, 11008, 4096, 64, 8), (1, 4096, 11008, 64, 8), (1, 13824, 5120, 64, 16)) == [64] * 3
     monkeypatch.setattr(W, "DECODE_TWO_BLOCKS_PAST_TM", 0)
     assert rows_of((8, 5120, 5120, 64, 32), (4, 11008, 4096, 64, 16)) == [64, 128]
     monkeypatch.setattr(W, "DECODE_TWO_BLOCKS", False)
@@ -841,6 +838,34 @@ def test_decode_kernel_on_the_fragment_image(pattern, r, k, t, dtype, monkeypatc
     assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2
     y80 = spmm_mma_sp.spmm_sm90_decode(x, *spmm_mma_sp.layout_of(vw, True), b, r, k, cfg.v, cfg.m)
     assert torch.equal(y, y80)
+
+
+@pytest.mark.gpu
+@needs_sm90a
+@pytest.mark.parametrize("t,r,k,m", [(2, 11008, 4096, 8), (4, 11008, 4096, 16), (4, 4096, 4096, 32), (8, 5121, 5120, 8),
+                                     (2, 11008, 4096, 64)])
+def test_op_decode_row_tile_follows_decode_rows(t, r, k, m, monkeypatch):
+    """spmm_sm90a at 1-8 tokens on a V = 64 weight runs the decode kernel on the row tile that decode_rows gives
+    (128: two V-row blocks a CTA, by each of its rules, v304-v306; else 64), with bias, into a poisoned output."""
+    gen = torch.Generator().manual_seed(t + r + m)
+    cfg = vs.VNMConfig(64, 2, m)
+    w = random_vnm(r, k, cfg, torch.bfloat16, "cuda", gen)
+    vw = vs.pack(w, cfg)
+    x = torch.randn(t, k, generator=gen).bfloat16().cuda()
+    b = torch.randn(r, generator=gen).bfloat16().cuda()
+    tiles = []
+    decode = spmm_mma_sp.spmm_decode
+    monkeypatch.setattr(spmm_mma_sp, "spmm_decode", lambda *a, image=False: tiles.append(a[10][0]) or decode(*a, image=image))
+    out = torch.full((t, r), float("nan"), dtype=torch.bfloat16, device="cuda")
+    y = W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, 64, m, out=out)
+    torch.cuda.synchronize()
+    want = W.decode_rows(t, r, k, 64, m, torch.cuda.get_device_properties(0).multi_processor_count)
+    assert tiles == [want], (tiles, want)
+    if torch.cuda.get_device_properties(0).multi_processor_count == 132:  # (H100 / H200 SXM: the measured routes)
+        assert want == (64 if (t, r, m) == (2, 11008, 8) else 128), want
+    assert not torch.isnan(y).any()
+    ref = x.float() @ w.float().t() + b.float()
+    assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2
 
 
 @pytest.mark.gpu

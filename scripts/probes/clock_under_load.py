@@ -1,7 +1,7 @@
 """SM clock and power while one prefill variant runs alone for a few seconds (GPU):
 python scripts/probes/clock_under_load.py 4096x4096x8192:2:4 wg128x256s5t1pc2 wg128x256s5t1pc2+VNM_WG_SKIP_B=1 dense cslt
-Each tile (with ab_wgmma's +NAME=v overrides; dense: cuBLAS on the masked weight; cslt: cuSPARSELt's own
-choice of algorithm) is captured as a graph of back-to-back calls, replayed for SECONDS while nvidia-smi
+Each tile (with ab_wgmma's +NAME=v overrides; auto: vnmsparse.spmm; dense: cuBLAS on the masked weight; cslt:
+cuSPARSELt's own choice of algorithm; @xt after the name: X stored feature-major, as `bench spmm --paths auto_xt`) is captured as a graph of back-to-back calls, replayed for SECONDS while nvidia-smi
 samples the SM clock and the power draw; prints us per call, median clock, power, and cycles per call at
 that clock (whether a variant's gain in cycles is lost to a lower clock: power)."""
 import sys
@@ -44,19 +44,21 @@ def main():
     gen = torch.Generator(device="cuda").manual_seed(0)
     r, k, t, cfg, sets = case(sys.argv[1], gen)
     print(f"{sys.argv[1]}: variant, us a call, SM MHz (median under load), W, Mcycles a call")
+    feature_major = [(x.t().contiguous().t(), w, vw) for x, w, vw in sets]
     for spec in sys.argv[2:]:
+        xs = feature_major if "@xt" in spec else sets
         defines = W.DEFINES
-        tile, macros, restore = overrides(spec, lambda name: W)
+        tile, macros, restore = overrides(spec.replace("@xt", ""), lambda name: W)
         set_defines({**defines, **macros})
         n = max(12, len(sets))
         if tile == "cslt":
-            wcs = [torch._cslt_compress(w) for _, w, _ in sets]
-            alg = bench.cslt_search(wcs[0], sets[0][0].t()) or (0, 1, None)
-            graph = capture(lambda i: bench._cslt_mm(wcs[i % len(sets)], sets[i % len(sets)][0].t(), alg), n)
+            wcs = [torch._cslt_compress(w) for _, w, _ in xs]
+            alg = bench.cslt_search(wcs[0], xs[0][0].t()) or (0, 1, None)
+            graph = capture(lambda i: bench._cslt_mm(wcs[i % len(xs)], xs[i % len(xs)][0].t(), alg), n)
         else:
-            ab_wgmma.PATH = "dense" if tile == "dense" else "wgmma_sp"
-            ab_wgmma.TILE = None if tile == "dense" else parse_tile(tile)
-            graph = capture(lambda i: run(sets, r, k, cfg, i), n)
+            ab_wgmma.PATH = tile if tile in ("dense", "auto") else "wgmma_sp"
+            ab_wgmma.TILE = None if tile in ("dense", "auto") else parse_tile(tile)
+            graph = capture(lambda i: run(xs, r, k, cfg, i), n)
         torch.cuda.synchronize()
         ms, mhz, watts = sustained(graph.replay)
         us = ms * 1e3 / n

@@ -754,9 +754,8 @@ def decode_smem_bytes(bm: int, bn: int, per: int, m: int, splits: int, image: bo
 
 def decode_vblocks(bm: int, v: int, m: int) -> int:
     """V-row blocks in a decode row tile of `bm` rows, as the kernel counts them: 2 for V = 64 in a 128-row
-    tile (each with its own column words: decode_plan's ``bm``), else 1 (plain 2:4, m = 4, has no column words;
-    an A/B run that compiles the two blocks out, VNM_DEC_TWO_BLOCKS=0, gets 1 and so no such plan: _decode_tile)."""
-    return 2 if m > 4 and (bm, v) == (128, 64) and DEFINES.get("VNM_DEC_TWO_BLOCKS", 1) else 1
+    tile (each with its own column words: decode_plan's ``bm``), else 1 (plain 2:4, m = 4, has no column words)."""
+    return 2 if m > 4 and (bm, v) == (128, 64) else 1
 
 
 @functools.lru_cache(maxsize=4096)

@@ -285,11 +285,6 @@ DECODE_TWO_BLOCKS = True  # (A/B switch: False, as before v304)
 # us, 70B q/o 64:2:32 T = 8 11.8 -> 7.9; slower only 70B q/o 64:2:128 T = 1, 2.90 -> 3.22). v307, both rules
 # against neither over BERT-large and LLaMA-7B/13B/70B, M = 8-128, T = 1-8: 53 changed cells 1.20x, 247 even.
 DECODE_TWO_BLOCKS_PAST_TM = 128
-# v309 (prepared, not run: gpu_v309.sh): ... and where DECODE_OVER_NARROW keeps the call on both row tiles but the
-# weight has more 64-row tiles than the GPU has SMs (v299 / v304, H100, 64:2:M against 128:2:M, us: LLaMA-7B gate/up
-# 64:2:8 T = 1 / 2 / 4 10.9 / 11.9 / 12.9 against 9.9 / 10.0 / 10.1, q/k/v T = 4 13.8 against 11.7; but gate/up
-# 64:2:16 T = 1 6.4 against 6.8, 13B gate/up 64:2:16 T = 1 8.2 against 8.4).
-DECODE_TWO_BLOCKS_WIDE = False  # (A/B switch)
 NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles and the decode kernel, as before v114)
 
 # v200 (opt-in: slower, NOTES): gathered calls of at most 32 tokens on a row-major X (M <= SLAB_M_MAX,
@@ -474,8 +469,8 @@ def decode_rows(ntok: int, rows: int, k: int, v: int, m: int, sms: int) -> int:
 
     bm = row_tile(v, m)
     two = DECODE_TWO_BLOCKS and bm == 64 and m > 4
-    if keeps(bm):  # (DECODE_TWO_BLOCKS_WIDE: more 64-row tiles than SMs, and the 128-row tile keeps it too)
-        return 128 if two and DECODE_TWO_BLOCKS_WIDE and -(-rows // 64) > sms and keeps(128) else bm
+    if keeps(bm):  # (v309-v312: two blocks here too won on some weights, lost on others; no rule found, NOTES)
+        return bm
     if not (_narrow(ntok, rows) and compact >= max(NARROW_DECODE_MIN_BYTES, NARROW_DECODE_BYTE_TOKENS[bm] // ntok)):
         # the decode kernel as the fallback (a weight too small for the narrow tile)
         ctas = -(-rows // 128) * min(spmm_mma_sp.layout_steps(k, m), spmm_mma_sp.DECODE_MAX_SPLITS)

@@ -508,11 +508,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 #ifndef VNM_DEC_X_PREFETCH
 #define VNM_DEC_X_PREFETCH 1
 #endif
-// 0 (A/B runs only): the two V-row blocks a 128-row tile of v304 compiled out, so V = 128 weights run the code of
-// before it (the host then plans no two-block tile: decode_vblocks).
-#ifndef VNM_DEC_TWO_BLOCKS
-#define VNM_DEC_TWO_BLOCKS 1
-#endif
 #if VNM_DEC_PROBE == 9
 #define VNM_DEC_MARK(i) (tr[i] = clock64())
 #else
@@ -564,7 +559,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const int cs = AREG ? 0 : per;  // steps of codes in shared memory (AREG: the host's ring is 0 too)
   // V-row blocks of the tile, each with its own column words: two at V = 64 on 128-row tiles of the fragment
   // image (one X slice for both; each warp's rows lie in one block, the host's rule), else one
-  const int vblocks = VNM_DEC_TWO_BLOCKS && HAS_COLS && IMAGE && BM == 128 && v == 64 ? 2 : 1;
+  const int vblocks = HAS_COLS && IMAGE && BM == 128 && v == 64 ? 2 : 1;
   const int cws = per * vblocks;
   u8* sM = smem + Plan::codes(ring);
   u32* cw = reinterpret_cast<u32*>(smem + Plan::colw(cs, ring));
