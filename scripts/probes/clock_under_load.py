@@ -1,9 +1,10 @@
 """SM clock and power while one prefill variant runs alone for a few seconds (GPU):
 python scripts/probes/clock_under_load.py 4096x4096x8192:2:4 wg128x256s5t1pc2 wg128x256s5t1pc2+VNM_WG_SKIP_B=1 dense cslt
-Each tile (with ab_wgmma's +NAME=v overrides; auto: vnmsparse.spmm; dense: cuBLAS on the masked weight; cslt:
-cuSPARSELt's own choice of algorithm; @xt after the name: X stored feature-major, as `bench spmm --paths auto_xt`) is captured as a graph of back-to-back calls, replayed for SECONDS while nvidia-smi
-samples the SM clock and the power draw; prints us per call, median clock, power, and cycles per call at
-that clock (whether a variant's gain in cycles is lost to a lower clock: power)."""
+Each variant is captured as a graph of back-to-back calls, replayed for SECONDS while nvidia-smi samples the SM
+clock and the power draw: a tile (with ab_wgmma's +NAME=v overrides), auto (vnmsparse.spmm), dense (cuBLAS on the
+masked weight) or cslt (cuSPARSELt's own choice of algorithm); @xt after the name: X stored feature-major, as
+`bench spmm --paths auto_xt` (auto@xt+VNM_WG_SKIP_B=1). Prints us per call, median clock, power, and cycles per call
+at that clock (whether a variant's gain in cycles is lost to a lower clock: power); us x W is its energy a call."""
 import sys
 import time
 
