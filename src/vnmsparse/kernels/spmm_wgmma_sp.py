@@ -277,12 +277,12 @@ DECODE_OVER_NARROW = {64: (32, 6 * 2**20, None), 128: (64, 4 * 2**20, 25 * 2**20
 # turns, LLaMA shapes at T = 3-8: the 15 cells it changes 1.25x (1.13-1.47; 13B q/k/v/o 64:2:8 T = 8 11.1 -> 9.1
 # us, 70B q/o 64:2:16 T = 4 11.6 -> 8.6), each within 4% of its 128:2:M cell.
 DECODE_TWO_BLOCKS = True  # (A/B switch: False, as before v304)
-# ... with limits of their own (T x m, slices' bytes, compact bytes, as DECODE_OVER_NARROW), so far the 128-row tiles'.
+# ... with limits of their own (T x m, slices' bytes, compact bytes, as DECODE_OVER_NARROW; None: the 128-row tiles').
 # v316-v317 (H100, NOTES): wider ones, (128, 9.5 MiB, 41 MiB), from autotune's choices, ran the 63 calls they moved
 # off the narrow tile 0.91x the time (7B gate/up 64:2:8 T = 6 13.71 -> 10.50 us) but 6 of them 1.05-1.18x (70B down
 # 64:2:32 T = 2, 10240 x 8192 64:2:16 T = 4 / 6, 8192 x 14336 64:2:16 / 2:32 T = 4, 15360 x 5120 64:2:16 T = 8), with
 # no rule found between them yet: not taken.
-DECODE_TWO_BLOCKS_OVER_NARROW = DECODE_OVER_NARROW[128]
+DECODE_TWO_BLOCKS_OVER_NARROW = None
 # v305-v306: ... and where the 64-row tile runs the call only because the weight is too small for the narrow tile,
 # from this T x m on (the 64-row slices at least the weight's bytes; up to the 64-row plan's limit, past which the
 # wgmma.sp tiles run), if 128-row CTAs can still reach every SM (row tiles x K splits; 0: off). v305 (H100, from T
@@ -464,9 +464,9 @@ def decode_rows(ntok: int, rows: int, k: int, v: int, m: int, sms: int) -> int:
     """The decode kernel's row tile for a gathered call that it could run, or 0 where a NARROW_TILES tile runs
     it instead: row_tile(v, m), or at V = 64 two V-row blocks a CTA (DECODE_TWO_BLOCKS, its X slices half as
     many bytes) where the 64-row tile would give the call to the narrow tile and DECODE_TWO_BLOCKS_OVER_NARROW
-    keeps it, or
-    (DECODE_TWO_BLOCKS_PAST_TM) where the 64-row tile runs a weight too small for the narrow tile at slices of at
-    least the weight's bytes and 128-row CTAs (row tiles x their most K splits) can still reach every one of `sms` SMs."""
+    keeps it, or (DECODE_TWO_BLOCKS_PAST_TM) where the 64-row tile runs a weight too small for the narrow tile at
+    slices of at least the weight's bytes and 128-row CTAs (row tiles x their most K splits) can still reach every
+    one of `sms` SMs."""
     compact = rows * k * 4 // m  # bytes of the kept values (2 of every M columns, 16-bit)
 
     def keeps(bm, limits=None):  # DECODE_OVER_NARROW: T x m and the slices' bytes small enough at this row tile
