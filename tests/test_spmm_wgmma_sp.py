@@ -231,8 +231,8 @@ def test_tile_choice(monkeypatch):
     assert rows_of((8, 1024, 65536, 128, 8), (8, 5120, 5120, 128, 8)) == [128] * 2
     # 64-row tiles; a V = 64 weight that they leave to the narrow tile runs two V-row blocks a 128-row CTA
     # where that tile keeps it (v304)
-    assert rows_of((8, 11008, 4096, 64, 8), (1, 28672, 8192, 64, 8), (4, 13824, 5120, 64, 8)) == [0, 0, 0]
-    assert rows_of((4, 11008, 4096, 64, 8), (2, 13824, 5120, 64, 16)) == [64, 64]
+    assert rows_of((8, 11008, 4096, 64, 8), (2, 28672, 8192, 64, 8), (4, 13824, 5120, 64, 8)) == [0, 0, 0]
+    assert rows_of((4, 11008, 4096, 64, 8), (2, 13824, 5120, 64, 16), (1, 28672, 8192, 64, 8)) == [64] * 3  # 7 MiB (v319)
     assert rows_of((4, 11008, 4096, 64, 16), (8, 5120, 5120, 64, 8), (4, 8192, 8192, 64, 16)) == [128] * 3
     # ... and where the 64-row tile runs a weight too small for the narrow tile from T x m = 128 to its plan's limit,
     # if 128-row CTAs (row tiles x K splits) still reach every SM (v306)
@@ -540,25 +540,6 @@ def test_every_tile(tile):
         case(256, 4096, 40, 64, 4, torch.bfloat16, True, splits=5, tma_x=True)
         if not tile.x_by_tma_only:
             case(260, 8 * 16 * 9 + 5, 20, 128, 8, torch.float16, True, splits=3)
-
-
-@pytest.mark.gpu
-@needs_sm90a
-@pytest.mark.parametrize("tile", [t for t in W.TILES + W.PERSISTENT_TILES if t.mb == 1 and t.bn >= 64], ids=str)
-def test_gather_by_tma_rows(tile, monkeypatch):
-    """The experiment knob VNM_WG_TMA_ROWS (the gathered B by one-row TMA boxes of X^T, v318) gives
-    the cp.async gather's results: ragged R, K and T (rows past K and tokens past T zero-filled by
-    TMA), both dtypes, bias, X row-major (through the transpose) and feature-major (read as it is)."""
-    monkeypatch.setattr(W, "DEFINES", {"VNM_WG_TMA_ROWS": 1})
-    gen = torch.Generator().manual_seed(tile.bm + tile.bn)
-    for r, k, t, v, m, dtype in ((260, 8 * 131 + 3, 300, 128, 8, torch.bfloat16), (389, 1000, 1000, 64, 16, torch.float16),
-                                 (300, 2048, 33, 128, 32, torch.bfloat16), (513, 4096 + 5, 256, 64, 8, torch.bfloat16)):
-        if v % tile.bm:
-            continue
-        for feature_major in (False, True):
-            check_case(lambda x, vw, b, out: W.spmm_sm90a(x.t().contiguous().t() if feature_major else x,
-                                                          *W.layout_of(vw), b, r, k, v, m, tile=tile, out=out),
-                       r, k, t, v, m, dtype, bool(t % 2 == 0), gen, what=f"tile={tile} feature_major={feature_major}")
 
 
 @pytest.mark.gpu

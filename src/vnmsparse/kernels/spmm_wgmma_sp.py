@@ -270,8 +270,11 @@ NARROW_DECODE_BYTE_TOKENS = {128: 40 * 2**20, 64: 24 * 2**20}
 # 18.3; and past T x m: 7B gate/up 64:2:8 T = 8 13.6 -> 16.0, 64:2:16 T = 4 8.8 -> 9.9). [2]: the most compact
 # bytes (None: any): 128-row tiles take A through shared-memory slots, which stream a large weight slower (v289,
 # 70B down T = 1 128:2:8 50.6 -> 71.2, 128:2:16 28.8 -> 33.8; gate/up 49.2 -> 51.0). v290 (H100, LLaMA-7B/13B/70B
-# and BERT-large FFN2, T = 1-64, against the rule before): the 24 cells it changes 1.107x, none slower.
-DECODE_OVER_NARROW = {64: (32, 6 * 2**20, None), 128: (64, 4 * 2**20, 25 * 2**20)}
+# and BERT-large FFN2, T = 1-64, against the rule before): the 24 cells it changes 1.107x, none slower. v319 (H100,
+# same turns, V = 64 at T = 1-4 on LLaMA-13B/70B and six larger shapes): the 64-row slices' limit 6 -> 7.5 MiB
+# moves 15 cells, 0.91x in geomean (0.85-1.02: 20480 x 5120 64:2:8 T = 2 27.7 -> 23.4 us, 70B gate/up 64:2:8 T = 1
+# 50.7 -> 47.3), the other 129 even.
+DECODE_OVER_NARROW = {64: (32, int(7.5 * 2**20), None), 128: (64, 4 * 2**20, 25 * 2**20)}
 # v304: a V = 64 weight that the 64-row decode tile would leave to the narrow tile runs two V-row blocks in each
 # 128-row decode CTA where that tile's DECODE_OVER_NARROW keeps it (one X slice for twice the rows). H100, same
 # turns, LLaMA shapes at T = 3-8: the 15 cells it changes 1.25x (1.13-1.47; 13B q/k/v/o 64:2:8 T = 8 11.1 -> 9.1
@@ -890,8 +893,6 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
                                  swizzle=min(2 * tile.bn, 128))
     elif direct == 3:  # X's slabs: boxes of 64 columns x bn tokens
         xmap = jit.tensor_map_2d(x2, (64, tile.bn))
-    elif int(DEFINES.get("VNM_WG_TMA_ROWS", 0)) and tile.bn >= 64:  # the experiment: a box a gathered row of X^T
-        xmap = jit.tensor_map_2d(xt.t() if xt is x2 else xt[:, :ntok_load], (64, 1))
     else:
         xmap = jit.NO_TENSOR_MAP
     # a feature-major out: the kernel's epilogue writes Y^T [R, T] where there are no K splits, else the reduction
