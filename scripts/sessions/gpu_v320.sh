@@ -9,7 +9,7 @@
 # ~25 mJ), 64:2:16 111 -> ~85; if the boxes are rate-bound the clock rises and the power falls instead.
 # Kept only if sustained energy and burst time both improve; else the knob is recorded and removed.
 # Then (v319) the 64-row decode tile's slice limit 6 -> 7.5 MiB (see gpu_v319.sh for its prediction).
-#   OUT=$OUT bash scripts/sessions/gpu_v320.sh      (~330 s warm)
+#   OUT=$OUT bash scripts/sessions/gpu_v320.sh      (~330 s warm; the knob is removed after it: d303954 has it)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
 CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
