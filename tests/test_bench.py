@@ -401,6 +401,50 @@ def test_sm_clock_monitor_windows():
     assert math.isnan(bench.SmClockMonitor("0", popen=missing).median(0.0, 1e9))
 
 
+def test_sustained_replays_for_the_time_asked_and_reads_the_settled_window():
+    """sustained(): back-to-back replays for about the seconds asked, syncing as it goes; the clock and power
+    medians over the last two thirds of that span (the limiter's response left out); NaN without a monitor."""
+    calls, syncs = [], []
+
+    class Monitor:
+        def median(self, t0, t1):
+            self.window = (t0, t1)
+            return 1500.0
+
+        def median_watts(self, t0, t1):
+            return 700.0
+
+    def replay():
+        calls.append(time.perf_counter())
+        time.sleep(0.002)
+
+    mon = Monitor()
+    t0 = time.perf_counter()
+    per_replay, mhz, watts = bench.sustained(replay, 0.1, lambda: syncs.append(1), mon)
+    elapsed = time.perf_counter() - t0
+    assert 0.1 <= elapsed < 0.5 and len(calls) >= 20 and syncs
+    assert 0.002 <= per_replay < 0.01 and (mhz, watts) == (1500.0, 700.0)
+    start, end = mon.window[0] - (mon.window[1] - mon.window[0]) / 2, mon.window[1]  # the window: the last 2/3
+    assert calls[1] - 0.01 <= start <= calls[1] + 0.01 and end >= calls[-1]
+    assert all(math.isnan(v) for v in bench.sustained(replay, 0.01, lambda: None)[1:])
+
+
+def test_sustain_adds_columns_and_a_table(tmp_path):
+    """--sustain S: every ok row gets sus_us / sus_MHz / sus_W / sus_mJ and sus_speedup against cuBLAS's (1 for
+    it); the markdown gets the sustained table; without the option those columns stay empty."""
+    code, env, rows, md = run_bench(tmp_path, "--patterns", "64:2:8", "--tokens", "8", "--shapes", "tiny.a",
+                                    "--sustain", "0.02")
+    assert code == 0
+    ok = [r for r in rows if r["status"] == "ok" and r["pattern"] == "64:2:8"]
+    assert {r["path"] for r in ok} == {"dense", "auto"} and all(r["sus_us"] > 0 for r in ok)  # (MHz, W: no nvidia-smi)
+    dense = next(r for r in ok if r["path"] == "dense")
+    assert dense["sus_speedup"] == 1.0
+    assert all(math.isclose(r["sus_speedup"], dense["sus_us"] / r["sus_us"], rel_tol=1e-4) for r in ok)  # (6 digits)
+    assert "## Sustained" in md
+    _, _, rows, md = run_bench(tmp_path, "--patterns", "64:2:8", "--tokens", "8", "--shapes", "tiny.a", tag="u")
+    assert all(math.isnan(r["sus_us"]) for r in rows) and "## Sustained" not in md
+
+
 def test_measure_group_times_paths_in_turns_and_keeps_errors_apart():
     seen = []
     clock = bench.Clock(torch.device("cpu"))

@@ -6,7 +6,6 @@ masked weight) or cslt (cuSPARSELt's own choice of algorithm); @xt after the nam
 `bench spmm --paths auto_xt` (auto@xt+VNM_WG_SKIP_B=1). Prints us per call, median clock, power, and cycles per call
 at that clock (whether a variant's gain in cycles is lost to a lower clock: power); us x W is its energy a call."""
 import sys
-import time
 
 import torch
 
@@ -21,24 +20,14 @@ SECONDS = 3.0
 
 
 def sustained(replay, seconds=SECONDS):
-    """(ms a replay, median SM MHz, median W) of replay() run back to back for `seconds` while
-    nvidia-smi samples (bench.SmClockMonitor; the first third left out: the clock's first response)."""
+    """(ms a replay, median SM MHz, median W) of replay() run back to back for `seconds` (bench.sustained, the
+    bench's --sustain) while nvidia-smi samples."""
     monitor = bench.SmClockMonitor(bench.smi_id(torch.device("cuda", torch.cuda.current_device())))
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start, reps = time.perf_counter(), 0
-    a.record()
-    while time.perf_counter() - start < seconds:
-        for _ in range(20):
-            replay()
-        reps += 20
-        if reps % 200 == 0:  # (bounds the queue)
-            torch.cuda.current_stream().synchronize()
-    b.record()
-    b.synchronize()
-    end = time.perf_counter()
-    monitor.close()
-    settled = start + (end - start) / 3
-    return a.elapsed_time(b) / reps, monitor.median(settled, end), monitor.median_watts(settled, end)
+    try:
+        s, mhz, watts = bench.sustained(replay, seconds, torch.cuda.synchronize, monitor)
+    finally:
+        monitor.close()
+    return s * 1e3, mhz, watts
 
 
 def main():

@@ -67,6 +67,12 @@ METHOD = """\
 * clock: ``sm_MHz`` is the median SM clock nvidia-smi reported (every 20 ms, in the background)
   while a row's timed replays ran: under sustained sparse tensor-core load an H200 runs below its
   1980 MHz, and a ratio is read against the clock both sides actually got.
+* sustained (``--sustain S``): after the turns, each path's graph is replayed alone, back to back, for S
+  seconds (the host syncs every ~50 ms); ``sus_us`` is its time a call over that span, ``sus_MHz`` and
+  ``sus_W`` the medians of nvidia-smi's clock and board power over its last two thirds, ``sus_mJ`` =
+  ``sus_us`` x ``sus_W``, ``sus_speedup`` cuBLAS's ``sus_us`` over the path's. The short replays above sit
+  between two regimes; a GPU kept busy (serving) meets its power limit (700 W on an H100 / H200 SXM),
+  where a call's time is its energy over the limit (NOTES v311-v313).
 * correctness, every row: a fresh random x; each path's output vs ``F.linear`` on the same dense
   weight in fp32; relative Frobenius error <= 1e-2. The output's memory is poisoned with NaN
   first (freed NaN block of the output's size, which the caching allocator hands back) and any
@@ -178,7 +184,7 @@ COLUMNS = [
     "shape", "R", "K", "T", "pattern", "v", "m", "path", "status", "t_us", "t_p10_us", "t_p90_us", "spread_pct",
     "wall_us", "speedup", "speedup_vs_cslt", "speedup_wall", "tflops", "frac_ideal", "frac_roofline", "frac_bytes",
     "weight_bytes", "weight_ratio", "weight_TBps", "rel_err", "method", "n_sets", "rot_MB", "calls", "reps",
-    "first_ms", "sm_MHz", "note",
+    "first_ms", "sm_MHz", "sus_us", "sus_MHz", "sus_W", "sus_mJ", "sus_speedup", "note",
 ]
 TEXT_COLUMNS = {"shape", "pattern", "path", "status", "method", "note"}
 
@@ -342,6 +348,10 @@ class Timing:
     reps: int
     first_ms: float
     sm_mhz: float = math.nan  # median SM clock during the timed repetitions (SmClockMonitor)
+    # --sustain: us a call, median SM clock and board power with the path replayed alone for seconds
+    sus_us: float = math.nan
+    sus_mhz: float = math.nan
+    sus_w: float = math.nan
 
 
 @dataclasses.dataclass
@@ -427,10 +437,37 @@ class SmClockMonitor:
             self.proc.terminate()
 
 
+def sustained(replay: Callable[[], None], seconds: float, sync: Callable[[], None],
+              monitor: Optional[SmClockMonitor] = None) -> tuple[float, float, float]:
+    """(seconds a replay, median SM MHz, median W) of replay() run back to back for about `seconds`:
+    the regime of a GPU kept busy, where the board's power limit sets the clock and a call's time is
+    its energy over the limit (NOTES v311-v313). The first third is left out of the medians (the
+    limiter's response); the host syncs about every 50 ms of work, which bounds the queue."""
+    sync()
+    t0 = time.perf_counter()
+    replay()
+    sync()
+    per_sync = max(1, math.ceil(0.05 / max(time.perf_counter() - t0, 1e-7)))
+    start, reps = time.perf_counter(), 0
+    while True:
+        for _ in range(per_sync):
+            replay()
+        reps += per_sync
+        sync()
+        end = time.perf_counter()
+        if end - start >= seconds:
+            break
+    settled = start + (end - start) / 3
+    if monitor is None:
+        return (end - start) / reps, math.nan, math.nan
+    return (end - start) / reps, monitor.median(settled, end), monitor.median_watts(settled, end)
+
+
 class Clock:
     """Times `call(i)` (i = rotation set) on the CPU with time.perf_counter; CudaClock overrides."""
 
     method = "cpu"
+    monitor: Optional[SmClockMonitor] = None
 
     def __init__(self, device: torch.device):
         self.device = device
@@ -487,8 +524,9 @@ class Clock:
         mhz = self._mhz(t0, time.perf_counter())
         return [[seconds() / p.calls for seconds in out] for p, out in zip(preps, pending)], mhz
 
-    def measure_group(self, items: list, reps: int, max_s: float) -> list:
-        """Timing (or the exception it raised) of each (call, n_sets) in `items`, timed in turns."""
+    def measure_group(self, items: list, reps: int, max_s: float, sustain_s: float = 0.0) -> list:
+        """Timing (or the exception it raised) of each (call, n_sets) in `items`, timed in turns; then,
+        with `sustain_s`, each replayed alone for that long (:func:`sustained`)."""
         out = []
         for call, n_sets in items:
             try:
@@ -512,6 +550,9 @@ class Clock:
                     raise times
                 out[i] = _timing(times, self._wall(p.call, p.n_sets, p.est_s), p.method, p.n_sets, p.calls, p.reps,
                                  p.first_s, mhz)
+                if sustain_s > 0:
+                    replay_s, sus_mhz, sus_w = sustained(lambda p=p: p.run(0), sustain_s, self.sync, self.monitor)
+                    out[i] = dataclasses.replace(out[i], sus_us=replay_s / p.calls * 1e6, sus_mhz=sus_mhz, sus_w=sus_w)
             except Exception as e:  # noqa: BLE001
                 out[i] = e
         return out
@@ -806,7 +847,8 @@ def make_row(sh: Shape, t: int, cfg: VNMConfig, path: str, timing: Optional[Timi
                    tflops=2 * t * sh.r * sh.k / (timing.median_us * 1e-6) / 1e12,
                    weight_TBps=weight_bytes / (timing.median_us * 1e-6) / 1e12, method=timing.method,
                    n_sets=timing.n_sets, calls=timing.calls, reps=timing.reps, first_ms=timing.first_ms,
-                   sm_MHz=timing.sm_mhz)
+                   sm_MHz=timing.sm_mhz, sus_us=timing.sus_us, sus_MHz=timing.sus_mhz, sus_W=timing.sus_w,
+                   sus_mJ=timing.sus_us * timing.sus_w * 1e-3)
     return row
 
 
@@ -818,6 +860,7 @@ def add_speedups(row: dict, dense: Optional[dict], cslt_best_us: float, ceil: Ce
     row["speedup"] = dense["t_us"] / row["t_us"]
     row["speedup_wall"] = dense["wall_us"] / row["wall_us"]
     row["speedup_vs_cslt"] = cslt_best_us / row["t_us"]
+    row["sus_speedup"] = dense["sus_us"] / row["sus_us"]  # (NaN without --sustain)
     peak, m_eff = path_peak(row["path"], ceil)
     m_eff = m_eff or m
     if row["path"] != "dense":
@@ -860,7 +903,7 @@ def n_sets_for(bytes_per_call: int, l2_bytes: int, max_sets: int) -> int:
 
 
 def estimate_config_s(sh: Shape, t: int, cfg: VNMConfig, n_vnm: int, baseline: bool, ceil: Ceilings,
-                      reps: int, max_s: float, l2: int, max_sets: int, elt: int, gpu: bool) -> float:
+                      reps: int, max_s: float, l2: int, max_sets: int, elt: int, gpu: bool, sustain_s: float = 0.0) -> float:
     """Rough seconds for one config (warm-up, capture, replays, wall loop, check); --dry-run and --budget.
 
     Proportions matter more than the scale: --budget-seconds rescales it by what configs really took.
@@ -881,7 +924,7 @@ def estimate_config_s(sh: Shape, t: int, cfg: VNMConfig, n_vnm: int, baseline: b
         r = max(MIN_REPS, min(reps, int(max_s / (calls * gpu_s))))
         warm_and_wall = (n + 1 + min(n, 20)) * max(gpu_s, host)
         total += PER_PATH_S + warm_and_wall + calls * host + (r + 2) * calls * gpu_s
-    return total
+    return total + sustain_s * (1 + n_vnm + (2 if baseline else 0))
 
 
 @dataclasses.dataclass
@@ -995,7 +1038,8 @@ def _measure_jobs(ctx: Ctx, sh: Shape, t: int, jobs: list, reps=None) -> list[di
     """A row per job, the jobs timed together (each repetition of every path in turn, so a path
     timed after a hot one is not penalised: h200_v31 saw 3-7% for the first path after cuBLAS);
     a path's errors become its row (status 'error') and never stop the run."""
-    timings = ctx.clock.measure_group([(j.call, j.n_sets) for j in jobs], reps or ctx.args.reps, ctx.args.max_path_seconds)
+    timings = ctx.clock.measure_group([(j.call, j.n_sets) for j in jobs], reps or ctx.args.reps, ctx.args.max_path_seconds,
+                                      0.0 if reps else ctx.args.sustain)  # (not cuSPARSELt's short ranking runs)
     rows = []
     for job, timing in zip(jobs, timings):
         note = job.note
@@ -1153,7 +1197,8 @@ def run_grid(ctx: Ctx, shapes: list, patterns: list) -> None:
             weights = None
             for t in sh.tokens:
                 est = estimate_config_s(sh, t, cfg, len(ctx.paths) if vnm else 0, baseline, ctx.ceil, ctx.args.reps,
-                                        ctx.args.max_path_seconds, ctx.l2, ctx.args.max_sets, ctx.elt, ctx.gpu)
+                                        ctx.args.max_path_seconds, ctx.l2, ctx.args.max_sets, ctx.elt, ctx.gpu,
+                                        ctx.args.sustain)
                 if not ctx.budget.allows(est):
                     continue
                 t0, build_s = time.perf_counter(), 0.0
@@ -1257,6 +1302,32 @@ def summary_tables(rows: list) -> list[str]:
     return out
 
 
+def sustained_lines(rows: list) -> list[str]:
+    """With --sustain: per path, the geometric-mean speed-up over cuBLAS when each replays alone (the power
+    limit's regime), and the medians of its SM clock and board power meanwhile."""
+    sus = [r for r in rows if r["status"] == "ok" and math.isfinite(r["sus_us"])]
+    if not sus:
+        return []
+    paths = list(dict.fromkeys(r["path"] for r in sus))
+    out = ["## Sustained (--sustain: each path replayed alone until the power limit sets its clock)", "",
+           "Speed-up over cuBLAS in that regime (geometric mean; at the power limit, the ratio of energy a call, "
+           "`sus_mJ` in the CSV), then the medians of the SM clock and the board power while each path ran.", "",
+           "| pattern | regime | n | " + " | ".join(paths) + " |", "|---|---|---|" + "---|" * len(paths)]
+    for pat in sorted(dict.fromkeys(r["pattern"] for r in sus), key=_pattern_key):
+        for regime, inside in REGIMES.items():
+            sel = [r for r in sus if r["pattern"] == pat and inside(r["T"])]
+            n = len({(r["shape"], r["T"]) for r in sel if r["path"] == "dense"})
+            if n:
+                cells = [_num(geomean(r["sus_speedup"] for r in sel if r["path"] == p)) for p in paths]
+                out.append(f"| {pat} | {regime} | {n} | " + " | ".join(cells) + " |")
+    out += ["", "| path | n | median MHz | median W |", "|---|---|---|---|"]
+    for p in paths:
+        sel = [r for r in sus if r["path"] == p]
+        out.append(f"| {p} | {len(sel)} | {_num(statistics.median(r['sus_MHz'] for r in sel), 0)} "
+                   f"| {_num(statistics.median(r['sus_W'] for r in sel), 0)} |")
+    return out
+
+
 def target_lines(rows: list) -> list[str]:
     out = ["## Issue-3 targets", "",
            "Aggregated over shapes (and T in the regime) per pattern; `auto` is held to the Hopper bars.", "",
@@ -1318,7 +1389,7 @@ def write_markdown(path: Path, env: dict, rows: list, extra: list[str]) -> None:
     lines = [f"# vnmsparse SpMM benchmark: {path.stem}", "", "## Environment", ""]
     lines += [f"- {k}: {v}" for k, v in env.items()]
     lines += ["", *extra, ""]
-    for block in (summary_tables(rows), target_lines(rows), spatha_lines(rows), problem_lines(rows)):
+    for block in (summary_tables(rows), sustained_lines(rows), target_lines(rows), spatha_lines(rows), problem_lines(rows)):
         lines += block + [""]
     lines += ["## Method", "", METHOD]
     path.write_text("\n".join(lines))
@@ -1430,6 +1501,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-path-seconds", type=float, default=1.0,
                    help=f"shorten repetitions (to >= {MIN_REPS}) of a path whose timing would take longer (default 1)")
     s.add_argument("--max-sets", type=int, default=64, help="most rotation copies of (x, weight) (default 64)")
+    s.add_argument("--sustain", type=float, default=0.0, metavar="SECONDS",
+                   help="also replay each path alone for this long and record its time, SM clock, power and energy a call "
+                        "at the power limit (sus_* columns; default 0: off)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--dry-run", action="store_true", help="print the grid and an estimate of its run time; measure nothing")
     s.add_argument("--from-csv", help="only (re)write the markdown and plot of an existing CSV")
@@ -1461,7 +1535,7 @@ def _dry_run(args, shapes, patterns, paths: int) -> int:
                 for k in totals:
                     vnm = k if (not cfg.is_2to4 or want24) else 0
                     totals[k] += estimate_config_s(sh, t, cfg, vnm, cfg.is_2to4 and want_cslt, ceil, args.reps,
-                                                   args.max_path_seconds, 60 << 20, args.max_sets, 2, True)
+                                                   args.max_path_seconds, 60 << 20, args.max_sets, 2, True, args.sustain)
     print(f"{len(shapes)} shapes, {len(patterns)} patterns, {n} configs (with the 2:4 cuSPARSELt baseline per shape and T)")
     for sh in shapes:
         print(f"  {sh.name:22s} {sh.r:>6d} x {sh.k:<6d} T = {','.join(map(str, sh.tokens))}")
