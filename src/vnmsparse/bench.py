@@ -72,7 +72,8 @@ METHOD = """\
   ``sus_W`` the medians of nvidia-smi's clock and board power over its last two thirds, ``sus_mJ`` =
   ``sus_us`` x ``sus_W``, ``sus_speedup`` cuBLAS's ``sus_us`` over the path's. The short replays above sit
   between two regimes; a GPU kept busy (serving) meets its power limit (700 W on an H100 / H200 SXM),
-  where a call's time is its energy over the limit (NOTES v311-v313).
+  where a call's time is its energy over the limit (NOTES v311-v313). The next config's turns then start
+  on a card at its power limit, so compare burst times from runs without ``--sustain``.
 * correctness, every row: a fresh random x; each path's output vs ``F.linear`` on the same dense
   weight in fp32; relative Frobenius error <= 1e-2. The output's memory is poisoned with NaN
   first (freed NaN block of the output's size, which the caching allocator hands back) and any
