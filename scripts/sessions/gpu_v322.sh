@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# v322: the slab tiles' copy of the kept columns by ldmatrix.trans + stmatrix (VNM_WG_SLAB_LDSM=1, where 8 | M)
+# instead of 8 16-bit loads and a 16-byte store per chunk (v202: that copy and its bank conflicts were the slabs'
+# loss; ~16 warp instructions per stage and warp now, conflict-free loads). (1) test_slab_x with both copies.
+# (2) Same turns, V = 128, M = 8 / 16, T = 12-32 (the slab route's narrow tiles): `auto` (X^T by the transpose),
+# `slab0` (SLAB_X on, the 16-bit copy), `slab1` (SLAB_X on, ldmatrix). Predicted (v200's slab / transpose /
+# feature-major times at T = 16): slab1 near the feature-major time, 4096^2 128:2:16 6.1 -> ~5.3 us, 128:2:8 7.6
+# -> ~7.0, LLaMA down ~-5%, gate/up even (slab0 there 1.5x); slab1 / slab0 0.6-0.9. Route taken (SLAB_X on with the
+# ldmatrix copy) if slab1 / auto <= 0.97 in geomean with no cell above 1.03.
+#   OUT=$OUT bash scripts/sessions/gpu_v322.sh      (~300 s warm)
+source "$(dirname "$0")/../gpu_lib.sh"
+warm
+CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
+timeout 200 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_wgmma_sp.py -k "slab" \
+  > "$OUT/tests_slab_${CARD}_v322.txt" 2>&1
+tail -3 "$OUT/tests_slab_${CARD}_v322.txt"; echo "tests ${SECONDS}s"
+if grep -q " passed" "$OUT/tests_slab_${CARD}_v322.txt" && ! grep -q "failed" "$OUT/tests_slab_${CARD}_v322.txt"; then
+  timeout 280 python scripts/bench_ab.py --path "slab1:spmm_wgmma_sp.SLAB_X=True;spmm_wgmma_sp.DEFINES={'VNM_WG_SLAB_LDSM': 1}" \
+    --path "slab0:spmm_wgmma_sp.SLAB_X=True" \
+    -- bench spmm --out "$OUT" --no-plot --tokens 12,16,24,32 --patterns 128:2:8,128:2:16 \
+    --shapes llama7b,llama13b,8192x8192 --paths slab1,auto,slab0 --tag ${CARD}_v322_slab > "$OUT/log_v322.txt" 2>&1
+  echo "bench exit $? ${SECONDS}s"
+  python scripts/ab_cells.py "$OUT/spmm_${CARD}_v322_slab.csv" auto slab1 slab0 --min 0.0 | tail -45
+fi
+echo "total ${SECONDS}s"
