@@ -7,7 +7,7 @@
 # feature-major times at T = 16): slab1 near the feature-major time, 4096^2 128:2:16 6.1 -> ~5.3 us, 128:2:8 7.6
 # -> ~7.0, LLaMA down ~-5%, gate/up even (slab0 there 1.5x); slab1 / slab0 0.6-0.9. Route taken (SLAB_X on with the
 # ldmatrix copy) if slab1 / auto <= 0.97 in geomean with no cell above 1.03.
-#   OUT=$OUT bash scripts/sessions/gpu_v322.sh      (~300 s warm)
+#   OUT=$OUT bash scripts/sessions/gpu_v322.sh      (~100 s warm; refuted, the knob removed after it: ff736e5 has it)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
 CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)

@@ -185,16 +185,6 @@ constexpr int SLAB_MAX_SLOTS = 4;
 #ifndef VNM_WG_SLAB_SYNC
 #define VNM_WG_SLAB_SYNC 1
 #endif
-// How the producer copies a slab's kept columns into B where 8 | M (experiment knob): 0 (v200) each
-// thread builds a 16-byte chunk from 8 16-bit loads (v202: this copy and its bank conflicts are the
-// slabs' loss); 1 (v322) each warp transposes 8-token x 8-column tiles of its own groups' columns by
-// ldmatrix.trans and stores each column's 8 tokens by stmatrix, to its stage row if kept, else back
-// over the slab row it came from (which only this warp reads; the proxy fence of VNM_WG_SLAB_SYNC
-// orders that write before the slot's refill).
-#ifndef VNM_WG_SLAB_LDSM
-#define VNM_WG_SLAB_LDSM 0
-#endif
-static_assert(VNM_WG_SLAB_SYNC || !VNM_WG_SLAB_LDSM, "the ldmatrix copy writes into the slab: it needs the slab's fence");
 __host__ __device__ constexpr int slab_bytes(int bn) { return 16 * 64 * 2 * bn; }
 // Steps of a CTA's first tile prefetched into L2 before it waits for the previous kernel (PDL).
 // Few: the prefetch competes with the ring's own first copies for DRAM (H200 v83/v83b, 0 / 4 / 16 /
@@ -555,39 +545,20 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           const unsigned char* slab = sRaw + (it % slots) * slot_bytes;
           const int kmine = lane_column(0, wcur);  // (from the stage's first column)
           const u32 base = b_lane + s * P::B - smem_addr(sB);  // (an offset into sB)
-          if (VNM_WG_SLAB_LDSM && (m & 7) == 0) {
-            // the warp's 4 groups are whole column octets; tile `tile` of them: octet tile / (BN / 8) of
-            // the warp's columns, tokens 8 (tile % (BN / 8)) ..; lane 8 j + r addresses row r of matrix j
-            const int col0 = 4 * warp * m, r = lane & 7;
-            for (int tile = lane >> 3; tile < (m / 2) * (BN / 8); tile += 4) {
-              const int col = col0 + 8 * (tile / (BN / 8)), to = tile % (BN / 8);
-              const unsigned char* src = slab + (col >> 6) * (BN * 128) + (8 * to + r) * 128 + 16 * (((col & 63) >> 3) ^ r);
-              u32 v[4];
-              ldmatrix_x4_trans(v, src);  // each matrix row: one column's 8 tokens
-              const int gl = (col + r) / m, off = col + r - gl * m;  // (the stage's group, the column in it)
-              const u32 word = __shfl_sync(0xffffffffu, wcur, 4 * (gl - 4 * warp));
-              int kr = -1;
 #pragma unroll
-              for (int q = 0; q < 4; ++q)
-                if (((word >> (8 * q)) & 0xffu) == static_cast<u32>(off)) kr = 4 * gl + q;
-              stmatrix_x4(v, kr >= 0 ? sB + s * P::B + kr * GB::SW + 16 * (to ^ ((kr >> GB::ROW_SHIFT) & (GB::CHUNKS - 1))) : src);
+          for (int i = 0; i < RPW / RPI; ++i) {
+            const int row = i * RPI + rsub;
+            const int col = __shfl_sync(0xffffffffu, kmine, row);
+            const unsigned char* src = slab + (col >> 6) * (BN * 128) + 2 * (col & 7);
+            u32 w[4];
+#pragma unroll
+            for (int h = 0; h < 4; ++h) {
+              const int t0 = 8 * c + 2 * h;  // (t0 & 7) == 2 h: c's 8 tokens begin at a multiple of 8
+              const u16 lo = *reinterpret_cast<const u16*>(src + t0 * 128 + 16 * (((col & 63) >> 3) ^ (2 * h)));
+              const u16 hi = *reinterpret_cast<const u16*>(src + (t0 + 1) * 128 + 16 * (((col & 63) >> 3) ^ (2 * h + 1)));
+              w[h] = static_cast<u32>(lo) | (static_cast<u32>(hi) << 16);
             }
-          } else {
-#pragma unroll
-            for (int i = 0; i < RPW / RPI; ++i) {
-              const int row = i * RPI + rsub;
-              const int col = __shfl_sync(0xffffffffu, kmine, row);
-              const unsigned char* src = slab + (col >> 6) * (BN * 128) + 2 * (col & 7);
-              u32 w[4];
-#pragma unroll
-              for (int h = 0; h < 4; ++h) {
-                const int t0 = 8 * c + 2 * h;  // (t0 & 7) == 2 h: c's 8 tokens begin at a multiple of 8
-                const u16 lo = *reinterpret_cast<const u16*>(src + t0 * 128 + 16 * (((col & 63) >> 3) ^ (2 * h)));
-                const u16 hi = *reinterpret_cast<const u16*>(src + (t0 + 1) * 128 + 16 * (((col & 63) >> 3) ^ (2 * h + 1)));
-                w[h] = static_cast<u32>(lo) | (static_cast<u32>(hi) << 16);
-              }
-              *reinterpret_cast<uint4*>(sB + chunk_at(base, row)) = make_uint4(w[0], w[1], w[2], w[3]);
-            }
+            *reinterpret_cast<uint4*>(sB + chunk_at(base, row)) = make_uint4(w[0], w[1], w[2], w[3]);
           }
           if (VNM_WG_SLAB_SYNC) {
             // these generic writes before the consumers' wgmma (async proxy) reads, and this thread's
