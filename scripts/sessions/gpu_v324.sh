@@ -7,7 +7,7 @@
 # ~0.75 in geomean (gate/up, 32 steps a CTA: 18.9 -> ~14 us), slabS / `auto` ~0.95 (the feature-major time is the
 # floor: gate/up ~11-12.6 us, 4096^2 128:2:16 T = 16 ~5.3-6.2). Route (SLAB_X on with it) if slabS / auto <= 0.97
 # in geomean and no cell above 1.03; else recorded and removed.
-#   OUT=$OUT bash scripts/sessions/gpu_v324.sh      (~110 s warm)
+#   OUT=$OUT bash scripts/sessions/gpu_v324.sh      (~90 s warm; refuted, the knob removed after it: dd76583 has it)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
 CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)

@@ -185,14 +185,6 @@ constexpr int SLAB_MAX_SLOTS = 4;
 #ifndef VNM_WG_SLAB_SYNC
 #define VNM_WG_SLAB_SYNC 1
 #endif
-// Which producer warps copy a step's kept columns (experiment knob): 0 (v200) all four, 16 stage rows
-// each, then a producer-wide bar.sync before the slot's refill; 1 (v324) warp it % 4 copies all of step it
-// from slot it % 4 (4 slots, one per warp), fences, and refills that slot with step it + 4 itself, so that
-// the steps' chains (slab wait, copy, fence) of four warps overlap (v322: the chain, not the copy's
-// instruction count, is what a slab step costs).
-#ifndef VNM_WG_SLAB_STEPS
-#define VNM_WG_SLAB_STEPS 0
-#endif
 __host__ __device__ constexpr int slab_bytes(int bn) { return 16 * 64 * 2 * bn; }
 // Steps of a CTA's first tile prefetched into L2 before it waits for the previous kernel (PDL).
 // Few: the prefetch competes with the ring's own first copies for DRAM (H200 v83/v83b, 0 / 4 / 16 /
@@ -472,7 +464,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       const int slab_boxes = (KS * m + 63) / 64, slot_bytes = slab_boxes * BN * 128;
       const int slots = min(wg::SLAB_MAX_SLOTS, wg::slab_bytes(BN) / slot_bytes);
       auto load_slab = [&](int it) {
-        if (SLAB && (VNM_WG_SLAB_STEPS || tid == 0) && it < nsteps) {
+        if (SLAB && tid == 0 && it < nsteps) {
           if (!VNM_WG_SLAB_SYNC && it >= slots) mbar_wait(&slab_empty[it % slots], ((it / slots) & 1) ^ 1);
           u64* bar = &slab_full[it % slots];
           mbar_arrive_expect_tx(bar, slot_bytes);
@@ -481,15 +473,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
             tma_load_2d(dst + j * BN * 128, &xmap, (kbeg + it) * KS * m + 64 * j, tok0, bar);
         }
       };
-      // (VNM_WG_SLAB_STEPS: warp w's words of its steps' 16 groups, lane l < 16 group l's; two of its steps ahead)
-      const u32* colstep = SLAB ? cols + static_cast<size_t>(row0 / v) * Gp + (lane & 15) : nullptr;
-      auto step_word = [&](int it) { return VNM_WG_SLAB_STEPS && SLAB && it < nsteps ? __ldg(colstep + (kbeg + it) * KS) : 0u; };
-      u32 wstep = step_word(warp), wnext = step_word(warp + 4);
-      if (SLAB && VNM_WG_SLAB_STEPS) {
-        if (lane == 0) load_slab(warp);  // (slots == 4 at M <= SLAB_M_MAX: slot w holds warp w's steps)
-      } else if (SLAB) {
+      if (SLAB)
         for (int it = 0; it < slots - 1; ++it) load_slab(it);
-      }
       for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
         const int step = kbeg + it, gi = g + it, s = gi % STAGES, g0 = step * KS;
         const u32 wcur = wq[q];
@@ -551,35 +536,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
             }
           }
         }
-        if constexpr (SLAB && !VNM_WG_SKIP_B && VNM_WG_SLAB_STEPS) {
-          if (it % 4 == warp) {  // this warp's step: all 64 stage rows from its own slot
-            mbar_wait(&slab_full[warp], (it / 4) & 1);
-            const unsigned char* slab = sRaw + warp * slot_bytes;
-            const u32 base = s * P::B + (c >> GB::CHUNK_SHIFT) * (wg::KROWS * GB::SW);  // (an offset into sB)
-#pragma unroll
-            for (int i = 0; i < wg::KROWS / RPI; ++i) {
-              const int row = i * RPI + rsub;  // stage row: group row / 4, kept slot row % 4
-              const u32 word = __shfl_sync(0xffffffffu, wstep, row >> 2);
-              const int col = (row >> 2) * m + static_cast<int>((word >> (8 * (row & 3))) & 0xffu);
-              const unsigned char* src = slab + (col >> 6) * (BN * 128) + 2 * (col & 7);
-              u32 w[4];
-#pragma unroll
-              for (int h = 0; h < 4; ++h) {
-                const int t0 = 8 * c + 2 * h;
-                const u16 lo = *reinterpret_cast<const u16*>(src + t0 * 128 + 16 * (((col & 63) >> 3) ^ (2 * h)));
-                const u16 hi = *reinterpret_cast<const u16*>(src + (t0 + 1) * 128 + 16 * (((col & 63) >> 3) ^ (2 * h + 1)));
-                w[h] = static_cast<u32>(lo) | (static_cast<u32>(hi) << 16);
-              }
-              *reinterpret_cast<uint4*>(sB + chunk_at(base, row)) = make_uint4(w[0], w[1], w[2], w[3]);
-            }
-            // the B writes before the consumers' wgmma reads, the slot's reads before its refill below
-            fence_proxy_async_smem();
-            __syncwarp();
-            wstep = wnext;
-            wnext = step_word(it + 8);
-            if (lane == 0) load_slab(it + 4);
-          }
-        } else if constexpr (SLAB && !VNM_WG_SKIP_B) {
+        if constexpr (SLAB && !VNM_WG_SKIP_B) {
           // B from the step's slab: stage row kr's 16-byte chunk c is tokens 8c .. 8c + 7 of the kept
           // column kmine - g0 * m of the slab (whose 128B swizzle puts those 8 tokens' elements of one
           // column in 8 different bank groups)
@@ -633,7 +590,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
         if constexpr (SLAB) {
           mbar_arrive(&full[s]);
           // every producer thread is done with the slot that load_slab refills next
-          if (VNM_WG_SLAB_SYNC && !VNM_WG_SLAB_STEPS) named_barrier_sync(6, 128);
+          if (VNM_WG_SLAB_SYNC) named_barrier_sync(6, 128);
         } else {
           cp_async_mbar_arrive_noinc(&full[s]);
         }
