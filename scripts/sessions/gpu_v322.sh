@@ -10,16 +10,5 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v322.sh      (~100 s warm; refuted, the knob removed after it: ff736e5 has it)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
-timeout 200 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_wgmma_sp.py -k "slab" \
-  > "$OUT/tests_slab_${CARD}_v322.txt" 2>&1
-tail -3 "$OUT/tests_slab_${CARD}_v322.txt"; echo "tests ${SECONDS}s"
-if grep -q " passed" "$OUT/tests_slab_${CARD}_v322.txt" && ! grep -q "failed" "$OUT/tests_slab_${CARD}_v322.txt"; then
-  timeout 280 python scripts/bench_ab.py --path "slab1:spmm_wgmma_sp.SLAB_X=True;spmm_wgmma_sp.DEFINES={'VNM_WG_SLAB_LDSM': 1}" \
-    --path "slab0:spmm_wgmma_sp.SLAB_X=True" \
-    -- bench spmm --out "$OUT" --no-plot --tokens 12,16,24,32 --patterns 128:2:8,128:2:16 \
-    --shapes llama7b,llama13b,8192x8192 --paths slab1,auto,slab0 --tag ${CARD}_v322_slab > "$OUT/log_v322.txt" 2>&1
-  echo "bench exit $? ${SECONDS}s"
-  python scripts/ab_cells.py "$OUT/spmm_${CARD}_v322_slab.csv" auto slab1 slab0 --min 0.0 | tail -45
-fi
+slab_ab v322 slab1 "spmm_wgmma_sp.DEFINES={'VNM_WG_SLAB_LDSM': 1}"
 echo "total ${SECONDS}s"
