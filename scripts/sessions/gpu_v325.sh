@@ -13,10 +13,10 @@ S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateSt
 for t in 16 32; do
   for slab in False True; do
     echo "== 11008 x 4096 128:2:8 T = ${t}, SLAB_X = ${slab}"
-    timeout 90 ncu --clock-control none $S --metrics l1tex__m_xbar2l1tex_read_bytes.sum,smsp__inst_executed.sum \
+    timeout 90 ncu --clock-control none $S \
       -k regex:"spmm_wgmma_sp" --launch-skip 6 --launch-count 1 \
       python scripts/profile_spmm.py 11008 4096 $t 128:2:8 auto "spmm_wgmma_sp.SLAB_X=${slab}" 2>&1 | grep -v "^==PROF==" | grep -E \
-      "spmm_|Duration|DRAM Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|Memory Throughput|xbar2l1tex|inst_executed|Issued Warp|No Eligible|Stall"
+      "spmm_|Duration|DRAM Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|Memory Throughput|Issued Warp|No Eligible|Stall"
   done
 done | tee "$OUT/ncu_slab_${CARD}_v325.txt"
 echo "total ${SECONDS}s"
