@@ -4,6 +4,8 @@ set -uo pipefail
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 VNM_CACHE_DIR=${VNM_CACHE_DIR:-/tmp/vnmcache}
 OUT=${OUT:-/tmp/vnm_out}; mkdir -p "$OUT"
 SECONDS=0
+# the lent card in file names (h100, h200): the device tool lends either, whatever a session asks
+CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 
 warm() {  # every kernel variant compiled in parallel (the device's cache is cold each session; tests
   # compile one variant at a time: 103 tests took 300 s from a cold cache in gpu_v38.sh)
@@ -48,17 +50,16 @@ e2e() {  # e2e LIMIT_S TAG BENCH_E2E_ARGS...: `vnmsparse bench e2e` (bf16, no cu
 
 slab_ab() {  # slab_ab VERSION NAME SETTINGS: the slab tests, then NAME (SLAB_X on + SETTINGS, bench_ab's form) against
   # `auto` (the transpose) and `slab0` (SLAB_X on) in the same turns, V = 128, M = 8 / 16, T = 12-32 (v322, v324)
-  local ver=$1 name=$2 settings=$3 card
-  card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
+  local ver=$1 name=$2 settings=$3
   timeout 200 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_wgmma_sp.py -k "slab" \
-    > "$OUT/tests_slab_${card}_${ver}.txt" 2>&1
-  tail -3 "$OUT/tests_slab_${card}_${ver}.txt"; echo "tests ${SECONDS}s"
-  if grep -q " passed" "$OUT/tests_slab_${card}_${ver}.txt" && ! grep -q "failed" "$OUT/tests_slab_${card}_${ver}.txt"; then
+    > "$OUT/tests_slab_${CARD}_${ver}.txt" 2>&1
+  tail -3 "$OUT/tests_slab_${CARD}_${ver}.txt"; echo "tests ${SECONDS}s"
+  if grep -q " passed" "$OUT/tests_slab_${CARD}_${ver}.txt" && ! grep -q "failed" "$OUT/tests_slab_${CARD}_${ver}.txt"; then
     timeout 280 python scripts/bench_ab.py --path "${name}:spmm_wgmma_sp.SLAB_X=True;${settings}" \
       --path "slab0:spmm_wgmma_sp.SLAB_X=True" \
       -- bench spmm --out "$OUT" --no-plot --tokens 12,16,24,32 --patterns 128:2:8,128:2:16 \
-      --shapes llama7b,llama13b,8192x8192 --paths "${name},auto,slab0" --tag "${card}_${ver}_slab" > "$OUT/log_${ver}.txt" 2>&1
+      --shapes llama7b,llama13b,8192x8192 --paths "${name},auto,slab0" --tag "${CARD}_${ver}_slab" > "$OUT/log_${ver}.txt" 2>&1
     echo "bench exit $? ${SECONDS}s"
-    python scripts/ab_cells.py "$OUT/spmm_${card}_${ver}_slab.csv" auto "$name" slab0 --min 0.0 | tail -45
+    python scripts/ab_cells.py "$OUT/spmm_${CARD}_${ver}_slab.csv" auto "$name" slab0 --min 0.0 | tail -45
   fi
 }

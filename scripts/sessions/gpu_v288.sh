@@ -9,7 +9,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v288.sh      (~300 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 100 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_mma_sp.py tests/test_spmm_wgmma_sp.py -k "decode or route" \
   > "$OUT/tests_decode_v288.txt" 2>&1; tail -1 "$OUT/tests_decode_v288.txt"
 timeout 280 python scripts/bench_ab.py --path "auto_before:spmm_wgmma_sp.DECODE_OVER_NARROW={64: (0, None), 128: (0, None)}" \

@@ -7,7 +7,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v289.sh      (~330 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 gpu_tests 300
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 200 python scripts/bench_ab.py --path "auto_before:spmm_wgmma_sp.DECODE_OVER_NARROW={64: (0, 0), 128: (0, 0)}" \
   -- bench spmm --out "$OUT" --no-plot --tokens 1,2,4,8 --patterns 64:2:8,128:2:8,64:2:16,128:2:16,128:2:32 \
   --shapes llama7b.gate_up,llama7b.down,llama13b,llama70b.qo,llama70b.gate_up,llama70b.down \

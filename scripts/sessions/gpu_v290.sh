@@ -6,7 +6,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v290.sh      (~150 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 400 python scripts/bench_ab.py --path "auto_before:spmm_wgmma_sp.DECODE_OVER_NARROW={64: (0, 0, None), 128: (0, 0, None)}" \
   -- bench spmm --out "$OUT" --no-plot --tokens 1,2,4,8,16,64 \
   --patterns 2:4,64:2:8,128:2:8,64:2:16,128:2:16,128:2:32,128:2:128 \

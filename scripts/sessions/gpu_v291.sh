@@ -7,7 +7,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v291.sh      (~120 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 200 python -m vnmsparse.cli bench spmm --out "$OUT" --quick --tokens 1,4,8,16,64 \
   --paths wgmma_sp,auto,cslt --tag ${CARD}_v291_decode > "$OUT/log_v291.txt" 2>&1
 echo "bench exit $? ${SECONDS}s"

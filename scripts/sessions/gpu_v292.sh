@@ -6,7 +6,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v292.sh      (~100 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 for c in A B; do
   P=wgmma_sp,auto,auto_again; [ $c = B ] && P=$P,cslt
   timeout 100 python scripts/bench_ab.py --path "auto_again:spmm_wgmma_sp.TRACE=None" -- bench spmm --out "$OUT" --no-plot \

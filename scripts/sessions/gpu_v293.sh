@@ -7,7 +7,6 @@
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
 timeout 60 python -m pytest -q -m gpu -p no:cacheprovider tests/test_bench.py 2>&1 | tail -1
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 for c in A B; do
   P=wgmma_sp,auto,auto_again; [ $c = B ] && P=$P,cslt
   timeout 100 python scripts/bench_ab.py --path "auto_again:spmm_wgmma_sp.TRACE=None" -- bench spmm --out "$OUT" --no-plot \

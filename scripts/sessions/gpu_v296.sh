@@ -8,7 +8,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v296.sh      (~250 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 200 python - > "$OUT/tests_early_${CARD}_v296.txt" 2>&1 <<'PY'
 import sys, pytest
 import vnmsparse.kernels.spmm_mma_sp as K

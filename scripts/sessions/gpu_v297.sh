@@ -4,7 +4,6 @@
 # launches (the decode kernel's loads moved ahead of its PDL wait).
 #   OUT=$OUT bash scripts/sessions/gpu_v297.sh      (~450 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 checks 330 200
 mv "$OUT/gpu_tests.txt" "$OUT/tests_gpu_${CARD}_v297.txt"; mv "$OUT/memcheck.txt" "$OUT/memcheck_${CARD}_v297.txt"
 echo "total ${SECONDS}s"

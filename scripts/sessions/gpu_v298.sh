@@ -6,7 +6,6 @@
 # decode and op suites.
 #   OUT=$OUT bash scripts/sessions/gpu_v298.sh      (~300 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 gpu_tests 150 tests/test_ops.py tests/test_spmm_wgmma_sp.py -k "compile or decode or just_written"
 mv "$OUT/gpu_tests.txt" "$OUT/tests_gpu_${CARD}_v298.txt"
 timeout 300 python scripts/bench_ab.py --path "late:spmm_mma_sp.DEFINES={'VNM_DEC_EARLY': 0}" -- bench spmm --out "$OUT" \

@@ -6,7 +6,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v300.sh      (~200 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 200 python scripts/ab_decode.py VNM_DECODE=1,1+VNM_DEC_X_PREFETCH=1,1,1+VNM_DEC_X_PREFETCH=1 --shapes \
 4096x4096x1:64:2:8,4096x4096x8:64:2:8,4096x4096x1:64:2:16,1024x4096x1:64:2:8,11008x4096x1:64:2:8,4096x11008x8:64:2:8,\
 4096x4096x1:128:2:8,4096x4096x8:128:2:8,11008x4096x4:128:2:8,4096x4096x1:128:2:32,4096x4096x1:128:2:128,4096x4096x8:2:4 \

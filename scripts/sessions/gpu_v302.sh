@@ -5,7 +5,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v302.sh      (~90 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 200 python scripts/ab_decode.py DECODE_AREG_SHORT_STEPS=4,8,16,4,8,16 --shapes \
 4096x4096x1:64:2:8,4096x4096x8:64:2:8,5120x5120x1:64:2:8,4096x4096x4:64:2:16,11008x4096x1:64:2:8,4096x11008x1:64:2:8,\
 11008x4096x4:64:2:16,1024x4096x1:64:2:8,8192x8192x1:64:2:16 > "$OUT/ab_areg_${CARD}_v302.txt" 2>&1

@@ -10,7 +10,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v303.sh      (~300 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 200 python - > "$OUT/tests_wgearly_${CARD}_v303.txt" 2>&1 <<'PY'
 import sys, pytest
 import vnmsparse.kernels.spmm_wgmma_sp as W

@@ -8,7 +8,6 @@
 # every other cell even.
 #   OUT=$OUT bash scripts/sessions/gpu_v304.sh      (~420 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 checks 200 200 tests/test_spmm_wgmma_sp.py tests/test_spmm_mma_sp.py tests/test_autotune.py -k "decode or just_written or tile_choice"
 mv "$OUT/gpu_tests.txt" "$OUT/tests_decode_${CARD}_v304.txt"; mv "$OUT/memcheck.txt" "$OUT/memcheck_${CARD}_v304.txt"
 timeout 240 python scripts/bench_ab.py --path "off:spmm_wgmma_sp.DECODE_TWO_BLOCKS=False" \

@@ -7,7 +7,6 @@
 # T = 1) unknown: fewer CTAs against half the slices; BERT's 1024-column shapes unknown (4-8 steps a row tile).
 #   OUT=$OUT bash scripts/sessions/gpu_v305.sh      (~480 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 checks 300 150
 mv "$OUT/gpu_tests.txt" "$OUT/tests_gpu_${CARD}_v305.txt"; mv "$OUT/memcheck.txt" "$OUT/memcheck_${CARD}_v305.txt"
 timeout $((580 - SECONDS)) python scripts/bench_ab.py --path "pastoff:spmm_wgmma_sp.DECODE_TWO_BLOCKS_PAST_TM=False" \

@@ -6,7 +6,6 @@
 # (~0.90) and 7B down 64:2:32 T = 4 (~0.99); BERT's cells and T x m <= 64 unchanged.
 #   OUT=$OUT bash scripts/sessions/gpu_v306.sh      (~200 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 gpu_tests 150 tests/test_spmm_mma_sp.py tests/test_spmm_wgmma_sp.py -k "two_v_blocks or fragment_image or just_written or tile_choice"
 mv "$OUT/gpu_tests.txt" "$OUT/tests_decode_${CARD}_v306.txt"
 timeout 300 python scripts/bench_ab.py --path "pastoff:spmm_wgmma_sp.DECODE_TWO_BLOCKS_PAST_TM=0" \

@@ -5,7 +5,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v307.sh      (~250 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 400 python scripts/bench_ab.py --path "off:spmm_wgmma_sp.DECODE_TWO_BLOCKS=False" \
   -- bench spmm --out "$OUT" --no-plot --tokens 1,2,4,8 --patterns 64:2:8,64:2:16,64:2:32,64:2:64,64:2:128 \
   --shapes bert,llama7b,llama13b,llama70b,venom --paths wgmma_sp,auto,off --tag ${CARD}_v307_twoblocks > "$OUT/log_v307.txt" 2>&1

@@ -10,7 +10,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v309.sh      (~45 s warm; needs 3a721e6's DECODE_TWO_BLOCKS_WIDE)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 300 python scripts/bench_ab.py --path "wide:spmm_wgmma_sp.DECODE_TWO_BLOCKS_WIDE=True" \
   -- bench spmm --out "$OUT" --no-plot --tokens 1,2,3,4,8 --patterns 64:2:8,64:2:16,64:2:32 \
   --shapes bert,llama7b,llama13b,llama70b --paths wgmma_sp,auto,wide --tag ${CARD}_v309_wide > "$OUT/log_v309.txt" 2>&1

@@ -11,7 +11,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v310.sh      (~70 s warm; needs 9c8a43b's VNM_DEC_TWO_BLOCKS)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 ON=2; OFF="2+VNM_DEC_TWO_BLOCKS=0"
 timeout 300 python scripts/ab_decode.py "DECODE_RING=$ON,$OFF,$ON,$OFF" --shapes \
 4096x4096x1:128:2:8,4096x4096x8:128:2:8,11008x4096x1:128:2:8,4096x11008x4:128:2:8,5120x5120x4:128:2:16,\

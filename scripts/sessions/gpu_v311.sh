@@ -14,7 +14,6 @@
 #   DECODE_TWO_BLOCKS_WIDE as an int, 20, the rule `0 < WIDE <= T * layout_steps(k, m)` added to its condition.
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 240 python scripts/bench_ab.py --path "off:spmm_wgmma_sp.DECODE_TWO_BLOCKS_WIDE=0" \
   -- bench spmm --out "$OUT" --no-plot --tokens 1,2,3,4 --patterns 64:2:8,64:2:16 \
   --shapes 15360x5120,10240x8192,14336x4096,16384x4096,9216x2048,10240x2560,llama7b.gate_up,llama7b.qkv,llama13b.gate_up \

@@ -7,7 +7,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v313.sh      (~480 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 export PYTHONPATH=$PYTHONPATH:$PWD/scripts
 for s in 4096x4096x8192:64:2:16 8192x8192x8192:128:2:8; do
   timeout 45 python scripts/probes/clock_under_load.py $s auto@xt auto@xt+VNM_WG_SKIP_B=1 auto@xt+VNM_WG_SKIP_MMA=1 \

@@ -6,7 +6,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v314.sh      (~450 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 quick_grid 480 ${CARD}_v314
 grep "weight-byte" "$OUT/spmm_${CARD}_v314.md" | head -12
 echo "total ${SECONDS}s"

@@ -7,7 +7,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v315.sh      (~120 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 M=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,gpu__time_duration.sum,lts__t_bytes.sum
 for s in "4096 4096 8192 128:2:8" "4096 4096 8192 128:2:16" "4096 4096 8192 64:2:16" "4096 4096 8192 2:4" "8192 8192 8192 128:2:8"; do
   echo "== $s"

@@ -7,7 +7,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v316.sh      (~250 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 280 python -m vnmsparse.cli bench spmm --out "$OUT" --no-plot --tokens 1,4,8 --patterns 64:2:8,64:2:16 \
   --shapes bert,llama7b,llama13b,llama70b,15360x5120,10240x8192,14336x4096,16384x4096,9216x2048,10240x2560 \
   --paths auto,auto_tuned --tag ${CARD}_v316_tuned > "$OUT/log_v316.txt" 2>&1

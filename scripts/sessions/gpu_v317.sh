@@ -11,7 +11,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v317.sh      (~120 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 150 python scripts/bench_ab.py --path "new:spmm_wgmma_sp.DECODE_TWO_BLOCKS_OVER_NARROW=(128, 9961472, 42991616)" \
   -- bench spmm --out "$OUT" --no-plot --tokens 2,4,6,8 --patterns 64:2:8,64:2:16,64:2:32 \
   --shapes bert,llama7b,llama13b,llama70b,15360x5120,10240x8192,14336x4096,16384x4096,9216x2048,10240x2560,8192x14336,20480x5120,6144x8192,11008x2048 \

@@ -8,7 +8,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v318.sh      (~150 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 WIDE="spmm_wgmma_sp.DECODE_TWO_BLOCKS_OVER_NARROW=(128, 9961472, 42991616)"
 S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats --section Occupancy"
 for r in 10240 6144; do

@@ -8,7 +8,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v319.sh      (~90 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 200 python scripts/bench_ab.py \
   --path "s75:spmm_wgmma_sp.DECODE_OVER_NARROW={64: (32, 7864320, None), 128: (64, 4194304, 26214400)}" \
   -- bench spmm --out "$OUT" --no-plot --tokens 1,2,3,4 --patterns 64:2:8,64:2:16,64:2:32 \

@@ -12,7 +12,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v320.sh      (~330 s warm; the knob is removed after it: d303954 has it)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 120 python - <<'PY' 2>&1 | tail -1
 import concurrent.futures, os, torch
 from vnmsparse.kernels import jit, spmm_wgmma_sp as W

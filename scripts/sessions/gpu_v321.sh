@@ -8,7 +8,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v321.sh      (~350 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 timeout 500 python -m vnmsparse.cli bench spmm --out "$OUT" --quick --tokens 2048,8192 --paths auto,auto_xt,cslt \
   --sustain 1.5 --tag ${CARD}_v321_sustained > "$OUT/log_v321.txt" 2>&1
 echo "bench exit $? ${SECONDS}s"

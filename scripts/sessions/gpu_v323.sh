@@ -7,7 +7,6 @@
 # H100's from v298's 0.69-0.71 / 0.51 to 0.72-0.75 / 0.54-0.55 (v314), so ~0.6 at 2:8, ~0.43 at 2:16.
 #   OUT=$OUT bash scripts/sessions/gpu_v323.sh      (~200 s warm on an H200; seconds elsewhere)
 source "$(dirname "$0")/../gpu_lib.sh"
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 if [ "$CARD" != h200 ]; then echo "lent an ${CARD}: the H200 grid is not run"; exit 0; fi
 warm
 timeout 200 python -m vnmsparse.cli bench spmm --out "$OUT" --quick --tokens 1,4,8,16,64 \

@@ -8,7 +8,6 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v325.sh      (~120 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm
-CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]00" | tr A-Z a-z)
 S="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats"
 for t in 16 32; do
   for slab in False True; do
