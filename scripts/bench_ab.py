@@ -5,7 +5,8 @@ captures the choice), timed in the same turns as every other path (GPU).
   python scripts/bench_ab.py --path "auto_before:spmm_wgmma_sp.DECODE_OVER_NARROW={64: (0, 0, None), 128: (0, 0, None)}" \
       -- bench spmm --quick --tokens 1,4,8 --paths auto,auto_before --out $OUT
 
-Each --path is NAME:MODULE.ATTR=LITERAL[;MODULE.ATTR=LITERAL...], MODULE one of vnmsparse.kernels' modules.
+Each --path is NAME:MODULE.ATTR=LITERAL[;MODULE.ATTR=LITERAL...], MODULE one of vnmsparse.kernels' modules; a NAME
+ending in _xt times the switched `auto` on X stored feature-major, as `auto_xt`.
 """
 import argparse
 import ast
@@ -53,6 +54,8 @@ def main():
         paths, note = original(device)
         for name, settings in extra:
             paths[name] = switched(paths["auto"], settings)
+            if name.endswith("_xt"):
+                paths[name] = bench._on_feature_major(paths[name])
         return paths, note
 
     bench.vnm_paths = vnm_paths
