@@ -30,23 +30,19 @@ needs_cuobjdump = pytest.mark.skipif(cuobjdump() is None, reason="cuobjdump not 
                                                                  "nvidia-cuda-nvdisasm, or set VNM_CUOBJDUMP)")
 
 
-def random_vnm(r, k, cfg, dtype, device, gen, column_runs=False):
-    """A random V:N:M weight with no zeros among the kept values (a fresh one for every case); ``column_runs``:
-    each block keeps 4 consecutive columns."""
-    if column_runs:
-        mask = vs.vnm_mask(torch.rand(r, k, generator=gen), cfg, column_runs=True)
-    else:
-        mask = vs.random_vnm_mask((r, k), cfg, generator=gen)
+def random_vnm(r, k, cfg, dtype, device, gen):
+    """A random V:N:M weight with no zeros among the kept values (a fresh one for every case)."""
+    mask = vs.random_vnm_mask((r, k), cfg, generator=gen)
     w = torch.randn(r, k, generator=gen) * mask
     w = torch.where(mask & (w == 0), torch.ones_like(w), w)
     return w.to(dtype).to(device)
 
 
-def check_case(launch, r, k, t, v, m, dtype, bias, gen, *, lead=(), what="", column_runs=False):
+def check_case(launch, r, k, t, v, m, dtype, bias, gen, *, lead=(), what=""):
     """Fresh random weight, x (leading dims ``lead``) and bias; ``launch(x, vw, b, out)`` into an
     output poisoned with NaN; checked against fp32. Returns the relative Frobenius error."""
     cfg = vs.VNMConfig(v, 2, m)
-    w = random_vnm(r, k, cfg, dtype, "cuda", gen, column_runs)
+    w = random_vnm(r, k, cfg, dtype, "cuda", gen)
     vw = vs.pack(w, cfg)
     x = torch.randn(*lead, t, k, generator=gen).to(dtype).cuda()
     b = torch.randn(r, generator=gen).to(dtype).cuda() if bias else None

@@ -281,30 +281,6 @@ def test_mask_valid_and_optimal(case, kind, seed):
         assert ((c[..., 1:] > c[..., :-1]).all()) and (c >= 0).all() and (c < cfg.m).all()
 
 
-@settings(max_examples=2 * EXAMPLES)
-@given(case=shapes_and_cfgs(), kind=st.sampled_from(SCORE_KINDS), seed=st.integers(0, 2**32 - 1))
-@example(case=(17, 11, VNMConfig(16, 2, 8)), kind="ties", seed=2)
-@example(case=(65, 45, VNMConfig(64, 2, 20)), kind="normal", seed=4)
-def test_mask_column_runs(case, kind, seed):
-    """column_runs=True: every block keeps a run of 4 consecutive columns (a narrower tail group all of its
-    columns), the best such run by the same objective."""
-    r, k, cfg = case
-    scores = make_scores(kind, r, k, seed)
-    mask = vs.vnm_mask(scores, cfg, column_runs=True)
-    assert vs.is_vnm(mask, cfg)
-    s = (scores if scores.dtype == torch.float64 else scores.float()).double().numpy()
-    mk = mask.numpy()
-    for rows, cols, w in blocks(r, k, cfg):
-        sb, mb = s[rows, cols], mk[rows, cols]
-        assert (mb.sum(1) == min(2, w)).all()
-        used = np.flatnonzero(mb.any(0))
-        assert len(used) == 0 or used[-1] - used[0] < 4, f"block {rows}, {cols}: columns {used} are not one run"
-        if w >= 4:
-            best = max(brute_force_best(sb[:, a:a + 4]) for a in range(w - 3))
-            tol = 1e-5 * float(np.abs(sb).sum()) + 1e-300
-            assert abs(float((sb * mb).sum()) - best) <= tol
-
-
 def test_mask_beats_summed_score_baseline():
     """A block where the 4 columns of largest summed score are not the best quad."""
     block = np.zeros((16, 8))

@@ -544,26 +544,6 @@ def test_every_tile(tile):
 
 @pytest.mark.gpu
 @needs_sm90a
-@pytest.mark.parametrize("tile", [t for t in W.TILES + W.PERSISTENT_TILES if t.mb == 1 and t.bn >= 64], ids=str)
-def test_gather_by_tma_runs(tile, monkeypatch):
-    """The experiment knob VNM_WG_TMA_RUNS (v326: the gathered B by TMA boxes of a group's run of 4 X^T rows)
-    on weights whose blocks keep 4 consecutive columns gives the reference's results: ragged R, K and T (rows
-    past K and tokens past T zero-filled by TMA), both dtypes, bias, X row-major and feature-major."""
-    monkeypatch.setattr(W, "DEFINES", {"VNM_WG_TMA_RUNS": 1})
-    gen = torch.Generator().manual_seed(tile.bm + tile.bn)
-    for r, k, t, v, m, dtype in ((260, 8 * 131 + 3, 300, 128, 8, torch.bfloat16), (389, 1000, 1000, 64, 16, torch.float16),
-                                 (300, 2048 + 6, 33, 128, 32, torch.bfloat16), (513, 4096 + 5, 256, 64, 8, torch.bfloat16)):
-        if v % tile.bm:
-            continue
-        for feature_major in (False, True):
-            check_case(lambda x, vw, b, out: W.spmm_sm90a(x.t().contiguous().t() if feature_major else x,
-                                                          *W.layout_of(vw), b, r, k, v, m, tile=tile, out=out),
-                       r, k, t, v, m, dtype, bool(t % 2 == 0), gen, what=f"tile={tile} feature_major={feature_major}",
-                       column_runs=True)
-
-
-@pytest.mark.gpu
-@needs_sm90a
 @pytest.mark.parametrize("raster", [0, 3])
 @pytest.mark.parametrize("tile", W.PERSISTENT_TILES, ids=str)
 def test_persistent_tile_loops(tile, raster, monkeypatch):

@@ -260,21 +260,16 @@ def pattern_name(cfg: VNMConfig) -> str:
 _PAIRS = [(a, b) for a in range(COLUMNS_PER_BLOCK) for b in range(a + 1, COLUMNS_PER_BLOCK)]
 
 
-def random_vnm_mask(r: int, k: int, cfg, *, device=None, generator=None, column_runs: bool = False) -> torch.Tensor:
-    """A uniformly random V:N:M mask [r, k] (bool): per v x m block 4 random columns (``column_runs``: a
-    random run of 4 consecutive ones, as ``vnm_mask(..., column_runs=True)`` keeps), then 2 of them per row.
+def random_vnm_mask(r: int, k: int, cfg, *, device=None, generator=None) -> torch.Tensor:
+    """A uniformly random V:N:M mask [r, k] (bool): per v x m block 4 random columns, then 2 of them per row.
 
     Fully vectorised (no search), so it is cheap on the largest layers. Ragged shapes are built
     padded and cropped, which keeps them valid V:N:M (fewer columns is allowed)."""
     cfg = VNMConfig.parse(cfg) if isinstance(cfg, str) else cfg
     rb, g = cfg.row_blocks(r), cfg.groups(k)
-    if column_runs:
-        start = torch.randint(cfg.m - COLUMNS_PER_BLOCK + 1, (rb, g, 1), device=device, generator=generator)
-        block_cols = start + torch.arange(COLUMNS_PER_BLOCK, device=device)
-    else:
-        # argsort of uniform noise is a uniform permutation: its first 4 entries a uniform 4-subset.
-        noise = torch.rand(rb, g, cfg.m, device=device, generator=generator)
-        block_cols = noise.argsort(-1)[..., :COLUMNS_PER_BLOCK]  # [RB, G, 4]
+    # argsort of uniform noise is a uniform permutation: its first 4 entries a uniform 4-subset.
+    noise = torch.rand(rb, g, cfg.m, device=device, generator=generator)
+    block_cols = noise.argsort(-1)[..., :COLUMNS_PER_BLOCK]  # [RB, G, 4]
     pairs = torch.tensor(_PAIRS, device=device)
     choice = torch.randint(len(_PAIRS), (rb * cfg.v, g), device=device, generator=generator)
     rows_cols = block_cols.repeat_interleave(cfg.v, 0)  # [RB*v, G, 4]
@@ -284,12 +279,11 @@ def random_vnm_mask(r: int, k: int, cfg, *, device=None, generator=None, column_
     return mask.view(rb * cfg.v, g * cfg.m)[:r, :k].contiguous()
 
 
-def random_vnm_weight(r: int, k: int, cfg, dtype, *, device=None, generator=None, column_runs: bool = False) -> torch.Tensor:
+def random_vnm_weight(r: int, k: int, cfg, dtype, *, device=None, generator=None) -> torch.Tensor:
     """Dense [r, k] weight with zeros outside a random V:N:M mask and N(0, 1) values (never 0) inside."""
     w = torch.randn(r, k, dtype=dtype, device=device, generator=generator)
     w.masked_fill_(w == 0, 1.0)  # a stored zero would make the sparse side look faster
-    mask = random_vnm_mask(r, k, cfg, device=device, generator=generator, column_runs=column_runs)
-    return w.masked_fill_(~mask, 0.0)
+    return w.masked_fill_(~random_vnm_mask(r, k, cfg, device=device, generator=generator), 0.0)
 
 
 def _clone_tree(obj):
@@ -1246,8 +1240,7 @@ def device_alive(device: torch.device, where: str, error: Exception) -> None:
 
 def _build_weights(ctx: Ctx, sh: Shape, cfg: VNMConfig, vnm: bool, baseline: bool) -> dict:
     t0 = time.perf_counter()
-    w = random_vnm_weight(sh.r, sh.k, cfg, ctx.dtype, device=ctx.device, generator=ctx.gen,
-                          column_runs=getattr(ctx.args, "column_runs", False))
+    w = random_vnm_weight(sh.r, sh.k, cfg, ctx.dtype, device=ctx.device, generator=ctx.gen)
     out = {"w": w, "dense": Copies(w), "vnm": None, "cslt": None}
     if vnm:
         vw = vnmsparse.pack(w, cfg)
@@ -1513,8 +1506,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also replay each path alone for this long and record its time, SM clock, power and energy a call "
                         "at the power limit (sus_* columns; default 0: off)")
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--column-runs", action="store_true",
-                   help="weights whose blocks keep their 4 columns as one run of consecutive columns (vnm_mask's column_runs)")
     s.add_argument("--dry-run", action="store_true", help="print the grid and an estimate of its run time; measure nothing")
     s.add_argument("--from-csv", help="only (re)write the markdown and plot of an existing CSV")
     s.add_argument("--no-plot", action="store_true")
@@ -1632,8 +1623,6 @@ def main(argv=None) -> int:
     env["timing"] = (f"{'CUDA graph of N calls, events per replay' if device.type == 'cuda' else 'time.perf_counter per call'}; "
                      f"median of {args.reps} reps; rotation over >= 3 and <= {args.max_sets} (x, weight) copies, "
                      f"total > 2x L2 ({l2 / 2**20:.0f} MiB) where the cap allows")
-    if args.column_runs:
-        env["weights"] = "column runs: each block keeps 4 consecutive columns"
     env["paths"] = ", ".join(["dense", *(["cslt", "cslt_best"] if "cslt" in wanted else []), *paths])
     cslt_reason = cslt_unavailable(device)
     if paths_note:

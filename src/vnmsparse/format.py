@@ -158,28 +158,19 @@ def _best_quads_heuristic(sb: torch.Tensor, m: int) -> torch.Tensor:
     return torch.sort(cols, dim=-1).values
 
 
-def _runs(w: int, device) -> torch.Tensor:
-    """The w - 3 quads of 4 consecutive columns, [w - 3, 4]."""
-    return torch.arange(w - COLUMNS_PER_BLOCK + 1, device=device).view(-1, 1) + _identity_quad(device)
-
-
-def _select_columns(s: torch.Tensor, v: int, runs: bool = False) -> torch.Tensor:
-    """s [R, G, w] (w >= 4) -> kept columns per block [RB, G, 4], ascending, maximising the score
-    (among runs of 4 consecutive columns if ``runs``)."""
+def _select_columns(s: torch.Tensor, v: int) -> torch.Tensor:
+    """s [R, G, w] (w >= 4) -> kept columns per block [RB, G, 4], ascending, maximising the score."""
     w = s.shape[-1]
     sb = _block_view(s, v)
     if w == COLUMNS_PER_BLOCK:
         return _identity_quad(s.device).expand(*sb.shape[:1], sb.shape[2], -1).clone()
-    if runs:
-        quads = _runs(w, s.device)
-        return quads[_best_quads_exact(sb, quads)]
     if math.comb(w, COLUMNS_PER_BLOCK) <= EXACT_QUAD_LIMIT:
         quads = _combinations(w, COLUMNS_PER_BLOCK, s.device)
         return quads[_best_quads_exact(sb, quads)]
     return _best_quads_heuristic(sb, w)
 
 
-def _mask_groups(s: torch.Tensor, v: int, runs: bool = False) -> torch.Tensor:
+def _mask_groups(s: torch.Tensor, v: int) -> torch.Tensor:
     """Mask for whole groups: s [R, G, w] -> bool [R, G, w]."""
     r, g, w = s.shape
     mask = torch.zeros(r, g, w, dtype=torch.bool, device=s.device)
@@ -189,7 +180,7 @@ def _mask_groups(s: torch.Tensor, v: int, runs: bool = False) -> torch.Tensor:
         cols = torch.arange(w, device=s.device).expand(r, g, w)
         pairs = _combinations(w, N_KEPT_PER_ROW, s.device)
     else:
-        cols = _select_columns(s, v, runs).repeat_interleave(v, 0)[:r]  # [R, G, 4]
+        cols = _select_columns(s, v).repeat_interleave(v, 0)[:r]  # [R, G, 4]
         pairs = _pair_table(s.device)
     sq = torch.gather(s, -1, cols)
     best = (sq[..., pairs[:, 0]] + sq[..., pairs[:, 1]]).argmax(-1)  # first max: lowest slots
@@ -210,7 +201,7 @@ def _by_groups(t: torch.Tensor, m: int, fn: Callable[[torch.Tensor, int], torch.
     return torch.cat(out, 1) if len(out) != 1 else out[0]
 
 
-def vnm_mask(scores: torch.Tensor, cfg, *, column_runs: bool = False) -> torch.Tensor:
+def vnm_mask(scores: torch.Tensor, cfg) -> torch.Tensor:
     """The V:N:M mask that keeps the most total score.
 
     For every block of ``v`` rows by ``m`` columns, picks the 4 columns and, inside them, each
@@ -225,9 +216,6 @@ def vnm_mask(scores: torch.Tensor, cfg, *, column_runs: bool = False) -> torch.T
     Args:
         scores: [R, K] real tensor, larger = more important (e.g. ``weight.abs()``). Finite.
         cfg: VNMConfig or "v:n:m" string.
-        column_runs: keep each block's 4 columns as one run of consecutive columns (exact search
-            over the m - 3 runs), a constraint that lets the sm_90a kernel gather X by TMA boxes of
-            4 rows (NOTES v326); it keeps less score than the free choice.
     Returns:
         bool tensor [R, K] on scores' device.
     """
@@ -241,7 +229,7 @@ def vnm_mask(scores: torch.Tensor, cfg, *, column_runs: bool = False) -> torch.T
     if not torch.isfinite(s).all():
         bad = (~torch.isfinite(s)).nonzero()[0].tolist()
         raise ValueError(f"scores must be finite (no NaN/inf); first bad entry at row {bad[0]}, column {bad[1]}")
-    return _by_groups(s, cfg.m, lambda g, w: _mask_groups(g, cfg.v, column_runs)).contiguous()
+    return _by_groups(s, cfg.m, lambda g, w: _mask_groups(g, cfg.v)).contiguous()
 
 
 def random_vnm_mask(shape, cfg, *, generator: Optional[torch.Generator] = None, device=None) -> torch.Tensor:

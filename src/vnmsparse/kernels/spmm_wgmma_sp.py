@@ -893,8 +893,6 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
                                  swizzle=min(2 * tile.bn, 128))
     elif direct == 3:  # X's slabs: boxes of 64 columns x bn tokens
         xmap = jit.tensor_map_2d(x2, (64, tile.bn))
-    elif int(DEFINES.get("VNM_WG_TMA_RUNS", 0)) and tile.bn >= 64:  # the experiment: a box a run of 4 X^T rows
-        xmap = jit.tensor_map_2d(xt.t() if xt is x2 else xt[:, :ntok_load], (64, 4))
     else:
         xmap = jit.NO_TENSOR_MAP
     # a feature-major out: the kernel's epilogue writes Y^T [R, T] where there are no K splits, else the reduction

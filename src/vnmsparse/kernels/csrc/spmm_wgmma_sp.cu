@@ -65,12 +65,6 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #ifndef VNM_WG_SKIP_MMA
 #define VNM_WG_SKIP_MMA 0
 #endif
-// Experiment knob VNM_WG_TMA_RUNS=1 (v326): the gathered B by TMA boxes of 4 consecutive X^T rows, one a
-// group and 64-token slab, for weights whose blocks keep their 4 columns as one run (the host checks
-// the column words); v320's one-row boxes ran at the TMA unit's ~17 cycles a box, 4x too many boxes.
-#ifndef VNM_WG_TMA_RUNS
-#define VNM_WG_TMA_RUNS 0
-#endif
 // Experiment knob VNM_WG_TRACE=1: the CTA of tile (0, 0) of a launch without K splits records SM
 // clocks into `partial` (int64 [4][256], the host's spmm_wgmma_sp.TRACE): [0][g] the producer holds
 // ring stage g's slot (after its empty wait), [1][g] consumer thread 0 passed stage g's full barrier,
@@ -301,7 +295,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
                   const __grid_constant__ TensorMap amap, const __grid_constant__ TensorMap xtail) {
   constexpr bool SLAB = TMA_X == 3;                   // X slabs by TMA, the kept columns copied by the producer
   constexpr bool X_TMA = TMA_X == 1 || TMA_X == 2;    // B is X itself, by TMA
-  constexpr bool TMA_RUNS = VNM_WG_TMA_RUNS && !TMA_X && BN >= 64;  // runs of 4 gathered rows by TMA (xmap: X^T's)
   static_assert(!(X_TMA && HAS_COLS), "TMA_X 1 / 2 loads X whole: only for m = 4 (no column offsets)");
   static_assert(!SLAB || (AREG == 2 && !PERSIST && CLUSTER == 1 && BN <= 32 && !YT),
                 "X slabs: the staged decode tiles (one tile per CTA) of 16 or 32 tokens");
@@ -575,20 +568,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
             mbar_arrive(&slab_empty[it % slots]);
           }
         }
-        if constexpr (!TMA_X && !VNM_WG_SKIP_B && TMA_RUNS) {
-          // B: one TMA box (64 tokens x 4 rows of X^T: a group's run) per group and 64-token slab (the
-          // 128B swizzle by destination line); lanes with myrow % 4 == 0 hold a group's first column,
-          // lanes l and l + 16 take alternate slabs
-          const int kmine = lane_column(step, wcur);
-          const u32 line = smem_addr(sB) + s * P::B + (warp * RPW + myrow) * 128;
-          if (lane == 0) mbar_expect_tx(&full[s], RPW * (BN / 64) * 128);
-          __syncwarp();
-          if ((myrow & 3) == 0) {
-#pragma unroll
-            for (int j = lane / RPW; j < BN / 64; j += 32 / RPW)
-              tma_load_2d(line + j * (wg::KROWS * 128), &xmap, tok0 + 64 * j, kmine, &full[s]);
-          }
-        } else if constexpr (!TMA_X && !VNM_WG_SKIP_B) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
+        if constexpr (!TMA_X && !VNM_WG_SKIP_B) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
           const int kmine = lane_column(step, wcur);
           const u32 base = b_lane + s * P::B;
 #pragma unroll
