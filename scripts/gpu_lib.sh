@@ -48,18 +48,21 @@ e2e() {  # e2e LIMIT_S TAG BENCH_E2E_ARGS...: `vnmsparse bench e2e` (bf16, no cu
   echo "e2e $tag exit $?"; sed -n '/^## Summary/,/^## Results/p' "$OUT/e2e_$tag.md" | grep "^|"
 }
 
+tested_ab() {  # tested_ab VERSION KEYWORD TAG BENCH_AB_ARGS...: the wgmma GPU tests named KEYWORD, then (only if they
+  # passed) bench_ab.py BENCH_AB_ARGS (its --path specs, then -- bench spmm ...) into spmm_CARD_VERSION_TAG.*
+  local ver=$1 key=$2 tag=$3; shift 3
+  local tests="$OUT/tests_${key}_${CARD}_${ver}.txt"
+  timeout 200 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_wgmma_sp.py -k "$key" > "$tests" 2>&1
+  tail -3 "$tests"; echo "tests ${SECONDS}s"
+  grep -q " passed" "$tests" && ! grep -q "failed" "$tests" || return 1
+  timeout 280 python scripts/bench_ab.py "$@" --out "$OUT" --no-plot --tag "${CARD}_${ver}_${tag}" > "$OUT/log_${ver}.txt" 2>&1
+  echo "bench exit $? ${SECONDS}s"
+}
+
 slab_ab() {  # slab_ab VERSION NAME SETTINGS: the slab tests, then NAME (SLAB_X on + SETTINGS, bench_ab's form) against
   # `auto` (the transpose) and `slab0` (SLAB_X on) in the same turns, V = 128, M = 8 / 16, T = 12-32 (v322, v324)
   local ver=$1 name=$2 settings=$3
-  timeout 200 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_wgmma_sp.py -k "slab" \
-    > "$OUT/tests_slab_${CARD}_${ver}.txt" 2>&1
-  tail -3 "$OUT/tests_slab_${CARD}_${ver}.txt"; echo "tests ${SECONDS}s"
-  if grep -q " passed" "$OUT/tests_slab_${CARD}_${ver}.txt" && ! grep -q "failed" "$OUT/tests_slab_${CARD}_${ver}.txt"; then
-    timeout 280 python scripts/bench_ab.py --path "${name}:spmm_wgmma_sp.SLAB_X=True;${settings}" \
-      --path "slab0:spmm_wgmma_sp.SLAB_X=True" \
-      -- bench spmm --out "$OUT" --no-plot --tokens 12,16,24,32 --patterns 128:2:8,128:2:16 \
-      --shapes llama7b,llama13b,8192x8192 --paths "${name},auto,slab0" --tag "${CARD}_${ver}_slab" > "$OUT/log_${ver}.txt" 2>&1
-    echo "bench exit $? ${SECONDS}s"
-    python scripts/ab_cells.py "$OUT/spmm_${CARD}_${ver}_slab.csv" auto "$name" slab0 --min 0.0 | tail -45
-  fi
+  tested_ab "$ver" slab slab --path "${name}:spmm_wgmma_sp.SLAB_X=True;${settings}" --path "slab0:spmm_wgmma_sp.SLAB_X=True" \
+    -- bench spmm --tokens 12,16,24,32 --patterns 128:2:8,128:2:16 --shapes llama7b,llama13b,8192x8192 \
+    --paths "${name},auto,slab0" && python scripts/ab_cells.py "$OUT/spmm_${CARD}_${ver}_slab.csv" auto "$name" slab0 --min 0.0 | tail -45
 }

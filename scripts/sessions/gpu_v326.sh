@@ -19,16 +19,10 @@ echo "probe ${SECONDS}s"
 warm
 timeout 120 python scripts/warm_defines.py VNM_WG_TMA_RUNS=1 --tiles \
   wg128x64s12r1,wg128x128s10r1,wg128x256s6r1,wg64x64s12r1,wg64x128s6r1,wg64x256s6r1,wg128x256s4t1,wg128x128s7t1,wg64x128s4t1 2>&1 | tail -1
-timeout 150 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_wgmma_sp.py -k "tma_runs" \
-  > "$OUT/tests_runs_${CARD}_v326.txt" 2>&1
-tail -3 "$OUT/tests_runs_${CARD}_v326.txt"; echo "tests ${SECONDS}s"
-if grep -q " passed" "$OUT/tests_runs_${CARD}_v326.txt" && ! grep -q "failed" "$OUT/tests_runs_${CARD}_v326.txt"; then
-  timeout 280 python scripts/bench_ab.py --path "runs:spmm_wgmma_sp.DEFINES={'VNM_WG_TMA_RUNS': 1}" \
+if tested_ab v326 tma_runs runs --path "runs:spmm_wgmma_sp.DEFINES={'VNM_WG_TMA_RUNS': 1}" \
     --path "runs_xt:spmm_wgmma_sp.DEFINES={'VNM_WG_TMA_RUNS': 1}" \
-    -- bench spmm --out "$OUT" --no-plot --column-runs --tokens 2048,8192 --patterns 128:2:8,128:2:16,64:2:16 \
-    --shapes llama7b.qkvo,llama7b.gate_up,llama7b.down,bert.ffn2 --paths auto,runs,auto_xt,runs_xt --sustain 1.0 \
-    --budget-seconds 230 --tag ${CARD}_v326_runs > "$OUT/log_v326.txt" 2>&1
-  echo "bench exit $? ${SECONDS}s"
+    -- bench spmm --column-runs --tokens 2048,8192 --patterns 128:2:8,128:2:16,64:2:16 \
+    --shapes llama7b.qkvo,llama7b.gate_up,llama7b.down,bert.ffn2 --paths auto,runs,auto_xt,runs_xt --sustain 1.0 --budget-seconds 230; then
   python scripts/ab_cells.py "$OUT/spmm_${CARD}_v326_runs.csv" auto runs 2>&1 | tail -8
   python scripts/ab_cells.py "$OUT/spmm_${CARD}_v326_runs.csv" auto_xt runs_xt 2>&1 | tail -8
   sed -n '/^## Sustained/,/^## Issue/p' "$OUT/spmm_${CARD}_v326_runs.md" | head -30
