@@ -59,12 +59,13 @@ def main():
             def pair(i):
                 if tile == "serial":
                     transpose(sets, i + 1)
-                else:
-                    side.wait_stream(torch.cuda.current_stream())
-                    with torch.cuda.stream(side):
-                        transpose(sets, i + 1)
-                vs.spmm(feature_major[i % len(sets)][0], sets[i % len(sets)][2])
+                    return vs.spmm(feature_major[i % len(sets)][0], sets[i % len(sets)][2])
+                side.wait_stream(torch.cuda.current_stream())  # fork (a capture joins only streams it forked)
+                with torch.cuda.stream(side):
+                    transpose(sets, i + 1)
+                y = vs.spmm(feature_major[i % len(sets)][0], sets[i % len(sets)][2])
                 torch.cuda.current_stream().wait_stream(side)
+                return y
             graph = capture(pair, n)
         elif tile == "cslt":
             wcs = [torch._cslt_compress(w) for _, w, _ in xs]
