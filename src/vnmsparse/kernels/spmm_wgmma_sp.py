@@ -106,6 +106,12 @@ class WgTile:
         """No gathered variant: clusters multicast X by TMA; the staged 256 x 128 one spilled with X^T."""
         return self.cluster > 1 or (self.staged and self.mb == 2)
 
+    @property
+    def gathers(self) -> bool:
+        """Whether this tile has variants with column lists (V:2:M, M > 4): one m64 block per consumer; the
+        two-block (256-row) ones run plain 2:4 only (their gathered form never passed the GPU tests)."""
+        return self.mb == 1
+
     def takes(self, tma_x: int) -> bool:
         """Whether this tile has a variant that reads X so (x_direct's mode, or 3: slabs): clusters
         multicast row-major X only; slab tiles read slabs only."""
@@ -933,8 +939,8 @@ def _tune_tiles(cols, r: int, v: int, direct: int) -> list:
     TMA, the cluster and staged 2:4 ones, else the grouped and narrow staged ones (each won some
     shapes on the H200)."""
     own = CLUSTER_TILES + STAGED_2_4_TILES if direct else tuple(GROUPED_TILES.values()) + tuple(NARROW_TILES.values())
-    return [t for t in TILES + PERSISTENT_TILES + own if (cols is None or v % t.bm == 0) and t.fits_frag_image(r)
-            and t.takes(direct)]
+    return [t for t in TILES + PERSISTENT_TILES + own if (cols is None or (v % t.bm == 0 and t.gathers))
+            and t.fits_frag_image(r) and t.takes(direct)]
 
 
 def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
@@ -995,7 +1001,7 @@ def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str
     with_yt = TILES + PERSISTENT_TILES + (CLUSTER_2_4_TILE,)
     with_xt = TILES + STAGED_2_4_TILES
     return [t.name(dtype, c, s, d, yt) for t in tiles for c, d in ((True, 0), (False, 0), (False, 1), (False, 2), (True, 3))
-            if (t.mb == 1 or not c) and t.takes(d) and (d < 2 or d == 3 or t in with_xt)
+            if (t.gathers or not c) and t.takes(d) and (d < 2 or d == 3 or t in with_xt)
             for s, yt in ((False, False), (True, False), (False, True)) if (not s or t.splittable) and (not yt or t in with_yt)]
 
 
