@@ -362,6 +362,7 @@ MID_T_DECODE_TILES = True  # (A/B switch: False keeps the prefill tiles at every
 # often (NOTES, "V = 256 blocks on the 256 x 128 tile"). On, it also lets the two-block tiles compile and tune
 # with column lists (WgTile.gathers).
 GATHERED_TWO_BLOCK = False
+
 # v132: ... but plain 2:4 by TMA keeps its prefill tile and splits K instead where that takes at most
 # WIDE_SPLITS_MAX splits: the decode tiles re-read each weight row tile once per 64 tokens (LLaMA down
 # T = 128 / 256 31.3 / 54.3 -> 27.0 / 40.8 us, 4096^2 14.9 / 21.6 -> 14.0 / 18.8, 1024 x 4096 T = 512 /
