@@ -58,7 +58,8 @@ RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 FIELDS = ["track", "model", "pattern", "method", "seed", "metric", "value", "seconds", "device"]
 KEY = ("track", "model", "pattern", "method", "seed", "metric")
 METHOD_NAMES = {"fisher": "ours (gradual 2nd-order)", "obs": "SparseGPT-VNM", "wanda": "Wanda", "magnitude": "magnitude", "dense": "dense"}
-PATTERN_ORDER = ["dense", "2:4", "50%", "75%", "2:8", "64:2:8", "128:2:8", "87.5%", "2:16", "64:2:16", "128:2:16"]
+PATTERN_ORDER = ["dense", "2:4", "50%", "75%", "2:8", "64:2:8", "128:2:8", "256:2:8", "87.5%", "2:16", "64:2:16", "128:2:16",
+                 "256:2:16"]
 
 
 def log(msg: str) -> None:
@@ -228,6 +229,9 @@ def track_c(args, device):
         names = [n for n in names if ".layer.0." in n or ".layer.5." in n]
     vnm = ["64:2:8", "128:2:8", "64:2:16", "128:2:16"]
     refs = ["2:4", "2:8", "2:16", "75%", "87.5%"]
+    if args.patterns:  # V:N:M ones get the three methods, the others (references) SparseGPT's only
+        vnm = [p for p in args.patterns if isinstance(as_pattern(p), VNMConfig) and not as_pattern(p).is_2to4]
+        refs = [p for p in args.patterns if p not in vnm]
     seeds = args.seeds if not args.quick else args.seeds[:1]
     n_snippets = 256 if args.quick else 1024
     for seed in seeds:
