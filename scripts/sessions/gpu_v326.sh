@@ -10,7 +10,8 @@
 # auto (the box count is a quarter of v320's, whose one-row boxes ran 2.2-3.4x slower); sustained energy a call
 # 128:2:8 on X^T ~0.8-0.85 of auto_xt's (v312: the gather 46 of 134 mJ at ~43 pJ a byte), row-major ~0.85-0.9.
 # Ran on an H100 (NOTES v326): the probe refuted the runs; the knob, vnm_mask's column_runs and bench's --column-runs
-# are removed (commit c99405f has them), so part (2) no longer runs on this tree.
+# are removed (commit c99405f has them), so part (2) no longer runs on this tree; so is the warm-up script it
+# called, scripts/warm_defines.py (`cache warm` under experiment defines; no other script used it).
 #   OUT=$OUT bash scripts/sessions/gpu_v326.sh      (~450 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 nvidia-smi --query-gpu=name,power.limit,clocks.max.sm --format=csv,noheader
