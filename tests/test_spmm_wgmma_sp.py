@@ -552,24 +552,6 @@ def test_every_tile(tile):
 
 @pytest.mark.gpu
 @needs_sm90a
-def test_gathered_two_block_tile(monkeypatch):
-    """The experiment switch GATHERED_TWO_BLOCK (v329): V = 256 weights on the 256 x 128 two-block tile with column
-    lists, against the fp32 reference: ragged R (a last 256-row block of 44 rows), K and T, both dtypes, bias, X
-    row-major and feature-major, and the route (`spmm_sm90a` without a tile) taking that tile."""
-    monkeypatch.setattr(W, "GATHERED_TWO_BLOCK", True)
-    gen = torch.Generator().manual_seed(256)
-    for r, k, t, m, dtype in ((300, 8 * 131 + 3, 300, 8, torch.bfloat16), (512, 1000, 1000, 16, torch.float16),
-                              (768, 2048 + 6, 65, 32, torch.bfloat16), (256, 4096, 2048, 8, torch.bfloat16)):
-        assert W.choose_tile(t, r, 256, 132, m=m) == W.TALL_TILE
-        for feature_major in (False, True):
-            for tile in (W.TALL_TILE, None):
-                check_case(lambda x, vw, b, out: W.spmm_sm90a(x.t().contiguous().t() if feature_major else x,
-                                                              *W.layout_of(vw), b, r, k, 256, m, tile=tile, out=out),
-                           r, k, t, 256, m, dtype, bool(t % 2 == 0), gen, what=f"tile={tile} feature_major={feature_major}")
-
-
-@pytest.mark.gpu
-@needs_sm90a
 @pytest.mark.parametrize("raster", [0, 3])
 @pytest.mark.parametrize("tile", W.PERSISTENT_TILES, ids=str)
 def test_persistent_tile_loops(tile, raster, monkeypatch):

@@ -6,6 +6,7 @@
 # twice as often: operand energy a MAC -22%, so sustained energy a call ~0.9x `auto`'s at 2:8-2:16 (less at 2:32,
 # where the gather is a smaller share); bursts 0.85-1.05x (the gather fill halves against v110-v112's 10-27% per-MAC
 # loss of the 256 x 128 tile on 2:4).
+# Ran (H100): refuted, the switch and its test removed afterwards; commit 3023636 has them.
 #   OUT=$OUT bash scripts/sessions/gpu_v329.sh      (~350 s warm)
 source "$(dirname "$0")/../gpu_lib.sh"
 warm

@@ -109,8 +109,9 @@ class WgTile:
     @property
     def gathers(self) -> bool:
         """Whether this tile has variants with column lists (V:2:M, M > 4): one m64 block per consumer; the
-        two-block (256-row) ones run plain 2:4 only (their gathered form never passed the GPU tests)."""
-        return self.mb == 1 or GATHERED_TWO_BLOCK
+        two-block (256-row) ones run plain 2:4 only (v329: their gathered form on V = 256 weights passed its
+        GPU test but cost 12-22% more time and energy a call than the 128-row tiles; NOTES)."""
+        return self.mb == 1
 
     def takes(self, tma_x: int) -> bool:
         """Whether this tile has a variant that reads X so (x_direct's mode, or 3: slabs): clusters
@@ -357,12 +358,6 @@ TRACE = None
 
 MID_T_DECODE_TILES = True  # (A/B switch: False keeps the prefill tiles at every T > 64, as before v103)
 
-# Experiment switch (v329, prepared): V = 256 weights past 64 tokens on TALL_TILE (256 x 128, two m64 blocks a
-# consumer), whose gathered B serves 256 rows: half the gathered bytes a MAC of the 128-row tiles, A read twice as
-# often (NOTES, "V = 256 blocks on the 256 x 128 tile"). On, it also lets the two-block tiles compile and tune
-# with column lists (WgTile.gathers).
-GATHERED_TWO_BLOCK = False
-
 # v132: ... but plain 2:4 by TMA keeps its prefill tile and splits K instead where that takes at most
 # WIDE_SPLITS_MAX splits: the decode tiles re-read each weight row tile once per 64 tokens (LLaMA down
 # T = 128 / 256 31.3 / 54.3 -> 27.0 / 40.8 us, 4096^2 14.9 / 21.6 -> 14.0 / 18.8, 1024 x 4096 T = 512 /
@@ -414,8 +409,6 @@ def choose_tile(ntok: int, rows: int, v: int, sms: int = 132, m: int = 8, tma_x:
             return NARROW_TILES[(bm, 16 if ntok <= 16 else 32)] if _narrow(ntok, rows) else TILE_TABLE[(bm, 64)]
         tile = next((t for t in STAGED_2_4_NARROW if tma_x and ntok <= t.bn), STAGED_2_4)
         return STAGED_2_4_HALF[tile.bn] if tma_x and sms // 2 < row_tiles < sms else tile
-    if GATHERED_TWO_BLOCK and m != 4 and v % TALL_TILE.bm == 0 and TALL_TILE.fits_frag_image(rows):
-        return TALL_TILE
     persist = m >= PERSISTENT_MIN_M and (k is None or not PERSISTENT_MAX_STEPS or -(-k // m) <= PERSISTENT_MAX_STEPS * KS)
     tile = _prefill_tile(ntok, row_tiles, bm, persist, sms, m == 4 and tma_x)
     wide = TILE_TABLE[(128, 256)]
