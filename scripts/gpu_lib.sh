@@ -58,11 +58,3 @@ tested_ab() {  # tested_ab VERSION KEYWORD TAG BENCH_AB_ARGS...: the wgmma GPU t
   timeout 280 python scripts/bench_ab.py "$@" --out "$OUT" --no-plot --tag "${CARD}_${ver}_${tag}" > "$OUT/log_${ver}.txt" 2>&1
   echo "bench exit $? ${SECONDS}s"
 }
-
-slab_ab() {  # slab_ab VERSION NAME SETTINGS: the slab tests, then NAME (SLAB_X on + SETTINGS, bench_ab's form) against
-  # `auto` (the transpose) and `slab0` (SLAB_X on) in the same turns, V = 128, M = 8 / 16, T = 12-32 (v322, v324)
-  local ver=$1 name=$2 settings=$3
-  tested_ab "$ver" slab slab --path "${name}:spmm_wgmma_sp.SLAB_X=True;${settings}" --path "slab0:spmm_wgmma_sp.SLAB_X=True" \
-    -- bench spmm --tokens 12,16,24,32 --patterns 128:2:8,128:2:16 --shapes llama7b,llama13b,8192x8192 \
-    --paths "${name},auto,slab0" && python scripts/ab_cells.py "$OUT/spmm_${CARD}_${ver}_slab.csv" auto "$name" slab0 --min 0.0 | tail -45
-}

@@ -2,7 +2,7 @@
 
 Run: compute-sanitizer --tool memcheck python scripts/sanitize_spmm.py [--tiles p,c2,c4 | --split-only |
 --cp-async-only]
-(--tiles: only the wgmma.sp tiles whose names end with one of these suffixes (x: the slab tiles), so that racecheck's
+(--tiles: only the wgmma.sp tiles whose names end with one of these suffixes, so that racecheck's
 100 displayed hazards are theirs; --split-only: only the wgmma.sp decode tiles with K splits.)
 """
 import argparse
@@ -35,7 +35,7 @@ CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (1100, 2056, 13, "128:2:8", torch.float16, False, None),  # gathered 16-token tile (v114), K splits, ragged T
     (2000, 1000, 5, "64:2:16", torch.bfloat16, True, 3),  # ... the 64-row one, ragged R and K
     (4000, 1000, 250, "2:4", torch.bfloat16, True, None),  # mid T: the 128 x 128 prefill tile, 2 K splits (v132)
-    (1100, 2048, 24, "128:2:16", torch.bfloat16, True, 3),  # X in slabs (v200), ragged R and T
+    (1100, 2048, 24, "128:2:16", torch.bfloat16, True, 3),  # gathered 32-token tile, 3 K splits, ragged R
     (200, 1003, 77, "16:2:64", torch.bfloat16, True, None),  # the union layout (v271), ragged R, K and T
     (1000, 4096, 300, "32:2:32", torch.float16, False, 3),  # ... K splits
     (333, 1000, 1000, "32:2:128", torch.bfloat16, True, None),  # ... persistent tiles
@@ -105,10 +105,6 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
             yt = torch.full((r, t), float("nan"), dtype=dtype, device="cuda").t()
             check(W.spmm_sm90a(xf[:, :t].t(), *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits, out=yt),
                   f"splits={splits} wgmma feature-major x and out")
-        # X in slabs by TMA, the kept columns copied in the kernel (v200): the slab tiles up to their tokens
-        for tile in W.SLAB_TILES.values() if 4 < cfg.m <= W.SLAB_M_MAX and cfg.v % 128 == 0 and k % 8 == 0 else ():
-            if t <= tile.bn and str(tile).endswith(ONLY or str(tile)):
-                check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=tile, splits=splits), f"wgmma {tile}")
         # the 256 x 128 tiles (two m64 blocks per consumer) and v22's staged fragment image
         extra = [t2 for t2 in W.TILES + W.STAGED_TILES + W.PERSISTENT_TILES + W.CLUSTER_TILES
                  if t2.bn >= 128 and (cfg.m == 4 or cfg.v % t2.bm == 0)

@@ -76,8 +76,7 @@ def test_experiment_knobs_compile_without_spills():
     the L2 prefetch of v21; the stage-clock trace of v113, its epilogue marks on the persistent tiles
     of v147, and their A preloads before the epilogue, as before v148, with thread 0 issuing all of a
     stage's copies, as before v235; the one-store-per-element
-    staging of the epilogue, as before v164; the slab producer's empty barriers of v202) stay buildable
-    for A/B runs."""
+    staging of the epilogue, as before v164) stay buildable for A/B runs."""
     defines = {"VNM_WG_COLUMN_LOOKAHEAD": 3, "VNM_WG_SKIP_B": 1, "VNM_WG_SKIP_MMA": 1, "VNM_WG_GATHER_OFF32": 0,
                "VNM_WG_AREG_SETS": 3, "VNM_WG_TRACE": 1}
     module = jit.compile(W.SOURCE, W.name_expressions(torch.bfloat16, W.TILES + W.SMEM_A_TILES), "sm_90a", defines=defines)
@@ -95,9 +94,6 @@ def test_experiment_knobs_compile_without_spills():
     # the L2 prefetch adds producer registers: it fits the one-block tiles (the 256 x 128 one spills)
     names = [t.name(torch.bfloat16, False, False, True) for t in W.TILES if t.mb == 1]
     module = jit.compile(W.SOURCE, names, "sm_90a", defines={"VNM_WG_AREG_PREFETCH": 4})
-    assert all(r.spills == 0 and r.stack_bytes == 0 for r in module.resources().values())
-    module = jit.compile(W.SOURCE, W.name_expressions(torch.bfloat16, tuple(W.SLAB_TILES.values())), "sm_90a",
-                         defines={"VNM_WG_SLAB_SYNC": 0})
     assert all(r.spills == 0 and r.stack_bytes == 0 for r in module.resources().values())
 
 
@@ -148,7 +144,7 @@ def test_sass_has_sparse_hgmma_and_register_split(dtype, tmp_path):
 
 
 def test_tiles_fit_shared_memory():
-    for tile in W.TILES + W.SMEM_A_TILES + W.STAGED_TILES + tuple(W.GROUPED_TILES.values()) + tuple(W.SLAB_TILES.values()):
+    for tile in W.TILES + W.SMEM_A_TILES + W.STAGED_TILES + tuple(W.GROUPED_TILES.values()):
         assert tile.smem_bytes <= 232448, tile  # 227 KB per-CTA opt-in limit
         assert tile.ctas_per_sm * (tile.smem_bytes + 1024) <= spmm_mma_sp.SMEM_PER_SM, tile
         assert tile.stages >= 3
@@ -1007,40 +1003,6 @@ def test_split_k(splits):
     run_case(384, 4096, 1, 64, 16, torch.bfloat16, True, gen, splits=splits)
     run_case(130, 4096, 100, 64, 8, torch.bfloat16, True, gen, splits=splits,
              tile=W.TILE_TABLE[(64, 64)])  # two token tiles, the last ragged
-
-
-def test_slab_tiles():
-    """The slab forms (v200) of the 128-row narrow tiles: X slabs only, same grid and splits."""
-    for narrow, slab in W.SLAB_TILES.items():
-        assert slab.slab and slab.takes(3) and not any(slab.takes(d) for d in (0, 1, 2)) and not narrow.takes(3)
-        assert (slab.bm, slab.bn, slab.copy_steps, slab.splittable) == (narrow.bm, narrow.bn, narrow.copy_steps, True)
-        assert str(slab).endswith("x") and ", 3, 1, 2" in slab.name(torch.bfloat16, True, False, 3)
-
-
-@pytest.mark.gpu
-@needs_sm90a
-@pytest.mark.parametrize("slab", list(W.SLAB_TILES.values()), ids=str)
-def test_slab_x(slab):
-    """X read in slabs by TMA with the kept columns copied in the kernel: ragged T, R and K (K % 8 == 0),
-    M up to SLAB_M_MAX (any M: boxes of 64 columns over 16 M of them), K splits."""
-    gen = torch.Generator().manual_seed(slab.bn + slab.copy_steps)
-    for r, k, t, m, splits in ((260, 8 * 131, 5, 8, None), (1100, 2056, slab.bn, 16, 3), (300, 4096, 1, 5, None),
-                               (256, 8 * 300, slab.bn - 3, 10, 2), (1030, 4104, 13, 12, 1)):
-        run_case(r, k, t, 128, m, torch.bfloat16, True, gen, tile=slab, splits=splits)
-    run_case(300, 2048, 9, 128, 8, torch.float16, False, gen, tile=slab)
-    with pytest.raises(ValueError, match="slabs"):  # K % 8 != 0: no TMA box over the rows
-        run_case(260, 8 * 131 + 4, 5, 128, 8, torch.bfloat16, True, gen, tile=slab)
-
-
-@pytest.mark.gpu
-@needs_sm90a
-@pytest.mark.parametrize("on", [True, False])
-def test_slab_route(on, monkeypatch):
-    """vnmsparse.spmm takes the slab tiles for gathered calls of <= 32 tokens on large weights (v200)."""
-    monkeypatch.setattr(W, "SLAB_X", on)
-    gen = torch.Generator().manual_seed(31)
-    for r, k, t, m in ((1100, 4096, 16, 8), (2048, 2048, 24, 16), (1100, 4096, 7, 32)):
-        check_case(lambda x, vw, b, out: vs.spmm(x, vw, b), r, k, t, 128, m, torch.bfloat16, True, gen)
 
 
 @pytest.mark.gpu

@@ -39,7 +39,6 @@ class WgTile:
     persistent: bool = False  # a grid of what fits at once, each CTA looping over tiles (v24)
     cluster: int = 1  # row tiles per cluster sharing X by TMA multicast (plain 2:4 by TMA only, v25)
     copy_steps: int = 1  # staged: ring stages per bulk copy of the fragment image (v100, GROUPED_TILES)
-    slab: bool = False  # X row-major in slabs by TMA, the kept columns copied in the kernel (TMA_X = 3, v200)
 
     def __post_init__(self):
         if self.copy_steps > 1 and not (self.staged and not self.persistent and self.stages % self.copy_steps == 0
@@ -74,8 +73,6 @@ class WgTile:
         pipe = self.stages * self.stage_bytes + 2 * self.stages * 8
         tokens = 64 if self.persistent else self.bn
         epilogue = (self.bm * (tokens + 8) if yt else tokens * (self.bm + 8)) * 2
-        if self.slab:  # the slabs and their full / empty barriers after both, 1024-byte aligned
-            return -(-max(pipe, epilogue) // 1024) * 1024 + 16 * 64 * 2 * self.bn + 16 * SLAB_MAX_SLOTS + 1024
         if not self.persistent:
             return max(pipe, epilogue) + 1024
         return -(-pipe // 1024) * 1024 + epilogue + 1024
@@ -99,7 +96,7 @@ class WgTile:
     def __str__(self) -> str:
         return (f"wg{self.bm}x{self.bn}s{self.stages}" + ((f"t{self.mb}" if self.staged else f"r{self.mb}") if self.a_regs else "")
                 + ("p" if self.persistent else "") + (f"c{self.cluster}" if self.cluster > 1 else "")
-                + (f"g{self.copy_steps}" if self.copy_steps > 1 else "") + ("x" if self.slab else ""))
+                + (f"g{self.copy_steps}" if self.copy_steps > 1 else ""))
 
     @property
     def x_by_tma_only(self) -> bool:
@@ -114,10 +111,8 @@ class WgTile:
         return self.mb == 1
 
     def takes(self, tma_x: int) -> bool:
-        """Whether this tile has a variant that reads X so (x_direct's mode, or 3: slabs): clusters
-        multicast row-major X only; slab tiles read slabs only."""
-        if self.slab or tma_x == 3:
-            return self.slab and tma_x == 3
+        """Whether this tile has a variant that reads X so (x_direct's mode): clusters multicast
+        row-major X only."""
         return tma_x == 1 if self.cluster > 1 else bool(tma_x) or not self.x_by_tma_only
 
     @property
@@ -303,23 +298,12 @@ DECODE_TWO_BLOCKS_OVER_NARROW = None
 DECODE_TWO_BLOCKS_PAST_TM = 128
 NARROW_GATHERED = True  # (A/B switch: False keeps V:2:M on the 64-token tiles and the decode kernel, as before v114)
 
-# v200 (opt-in: slower, NOTES): gathered calls of at most 32 tokens on a row-major X (M <= SLAB_M_MAX,
-# K % 8 == 0) read X itself: the producer loads each stage's 16 M columns x BN tokens by TMA into a
-# ring of slabs and copies the kept columns into the stage's B image, sparing the X^T transpose
-# launch (grid v185, row-major / feature-major X, 4096^2 T = 16: 128:2:8 8.7 / 6.7 us, 128:2:16 6.8 /
-# 5.1). H200, transpose / slabs, us (ab_slab_x_h200_v200.txt): 4096^2 T = 16 128:2:8 7.6 / 8.2,
-# 128:2:16 6.1 / 5.7, LLaMA gate/up 128:2:8 10.6 / 16.8: the producer's per-stage copy, proxy fence
-# and barrier cost ~100-170 ns a step. The narrow 128-row tiles with fewer stages (the slabs take
-# 32-64 KB).
-SLAB_X = False  # (A/B switch: True reads X in slabs where the rule above allows)
-SLAB_M_MAX = 16
-SLAB_MAX_SLOTS = 4  # the .cu's wg::SLAB_MAX_SLOTS
-SLAB_TILES = {t: dataclasses.replace(t, stages=stages, slab=True) for t, stages in (
-    (NARROW_TILES[(128, 16)], 16), (GROUPED_TILES[(128, 16)], 16),
-    (NARROW_TILES[(128, 32)], 12), (GROUPED_TILES[(128, 32)], 12))}  # the narrow tile -> its slab form
-_NARROW_OF_SLAB = {slab: narrow for narrow, slab in SLAB_TILES.items()}
+# (v200-v325, NOTES: X row-major in slabs by TMA, the kept columns copied into the B image by the producer,
+# sparing the X^T transpose at T <= 32: slower but on the smallest weights (v322: 4096^2 128:2:16 T = 12-32
+# 0.91-0.97 of the transpose's time, 1.07-1.61x elsewhere; v325's ncu: 1.6-2.0x the narrow tile's time at LLaMA-7B
+# gate/up). Removed; commit b584088 has it.)
 ALL_TILES = (TILES + SMEM_A_TILES + STAGED_TILES + PERSISTENT_TILES + CLUSTER_TILES
-             + tuple(GROUPED_TILES.values()) + tuple(SLAB_TILES.values()))  # every tile (tests, A/B runs)
+             + tuple(GROUPED_TILES.values()))  # every tile (tests, A/B runs)
 
 
 # From this M on, prefill tiles run persistent (v24 on the H200: 2:128 -7%, 2:64 -2%; the a_regs
@@ -457,8 +441,6 @@ def _prefill_tile(ntok: int, row_tiles: int, bm: int, persist: bool, sms: int, t
 def grouped(tile: WgTile, per_split: int, gathered: bool) -> WgTile:
     """The decode tile a gathered call runs: GROUPED_TILES' where each CTA has GROUPED_MIN_STEPS
     steps or more (the same grid, so the same K splits), else ``tile``."""
-    if tile.slab:  # (the slab form of the narrow tile's choice)
-        return SLAB_TILES[grouped(_NARROW_OF_SLAB[tile], per_split, gathered)]
     key = (tile.bm, tile.bn)
     ungrouped = (TILE_TABLE.get(key), NARROW_TILES.get(key))
     if gathered and key in GROUPED_TILES and tile in ungrouped and per_split >= GROUPED_MIN_STEPS:
@@ -816,7 +798,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     # LLaMA shapes -8..-25%, 4096 x 11008 T = 8 20.5 -> 15.7 us; 1024 x 4096 -10..0%), nor V:2:M
     # where decode_rows says (v114), nor a feature-major x that the tiles read as it is (v143:
     # 4096^2 128:2:8 T = 8 10.6 us in the decode kernel, which reads rows, 6.6 on the narrow tile)
-    union = m >> 16  # (a union layout's window shift: no decode kernel, no slabs, no tuning)
+    union = m >> 16  # (a union layout's window shift: no decode kernel, no tuning)
     decodable = (a_regs and tile is None and splits is None and tma_x is None and not (m == 4 and direct)
                  and not spmm_mma_sp.is_feature_major(x2) and not union)
     sms = _sms(x.device.index if x.device.index is not None else torch.cuda.current_device())
@@ -838,15 +820,6 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     if tma_x and not mode:
         raise ValueError(f"tma_x=True needs m = 4, a 16-byte aligned base and a row-major x with K % 8 == 0 or a "
                          f"feature-major one with a row stride of a multiple of 8 (m = {m}, x strides {x2.stride()}, K = {k})")
-    if tile is not None and tile.slab:
-        if not (cols is not None and m <= SLAB_M_MAX and _rows_by_tma(x2)):  # (a union's m exceeds SLAB_M_MAX)
-            raise ValueError(f"tile {tile} reads X in slabs: it needs V:2:M with M <= {SLAB_M_MAX} (got {m}) and a "
-                             f"row-major x with K % 8 == 0 on a 16-byte aligned base (strides {x2.stride()}, K = {k})")
-        direct = 3
-    elif (tile is None and tma_x is None and SLAB_X and cols is not None and m <= SLAB_M_MAX
-          and _rows_by_tma(x2) and yt is None and not autotune.enabled() and row_tile(v, m) == 128 and ntok <= 32
-          and _narrow(ntok, r)):
-        direct = 3  # (choose_tile gives a NARROW_TILES tile of 128 rows: SLAB_TILES has its slab form)
     # (the X^T row stride: a feature-major x's own, else the transposed copy's; checked before the
     # transpose, which a chunked call makes per chunk)
     ldxt = max(x2.stride(1) if x2.stride(0) == 1 else 0, spmm_mma_sp.xt_pitch(ntok))
@@ -856,7 +829,7 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
     if tile is None and splits is None and autotune.enabled() and a_regs and not union:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct)
     chosen = tile is None
-    tile = tile or _heuristic_tile(ntok, r, v, sms, spmm_mma_sp.effective_m(m), direct, k)
+    tile = tile or choose_tile(ntok, r, v, sms, spmm_mma_sp.effective_m(m), direct, k)
     if not a_regs and tile.a_regs:
         tile = SMEM_A_TABLE[(tile.bm, tile.bn)]
     if a_regs != tile.a_regs:
@@ -899,8 +872,6 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
         box = min(tile.bn, 64)
         xmap = jit.tensor_map_2d(_rows_read(x2.t(), box) if XT_MAP_PADDED else x2.t(), (box, 4 * KS),
                                  swizzle=min(2 * tile.bn, 128))
-    elif direct == 3:  # X's slabs: boxes of 64 columns x bn tokens
-        xmap = jit.tensor_map_2d(x2, (64, tile.bn))
     else:
         xmap = jit.NO_TENSOR_MAP
     # a feature-major out: the kernel's epilogue writes Y^T [R, T] where there are no K splits, else the reduction
@@ -953,13 +924,7 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok, sms, direct) -> tuple:
         functools.partial(choose_splits, ntok=ntok, rows=r, steps=steps, sms=sms),
         lambda t, s, weights=(values, meta): spmm_sm90a(x, *weights, cols, bias, r, k, v, m, tile=t, splits=s,
                                                          tma_x=direct),
-        _heuristic_tile(ntok, r, v, sms, m, direct, k), (values, meta))
-
-
-def _heuristic_tile(ntok: int, r: int, v: int, sms: int, m: int, direct: int, k: int):
-    """The tile spmm_sm90a takes without tuning (the slab form where X comes in slabs)."""
-    tile = choose_tile(ntok, r, v, sms, m, direct, k)
-    return SLAB_TILES[tile] if direct == 3 else tile
+        choose_tile(ntok, r, v, sms, m, direct, k), (values, meta))
 
 
 # Autotune times the decode kernel's plans beside the tiles up to this many tokens: the route and the
@@ -983,7 +948,7 @@ def _tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, pla
     if heuristic_plan is not None:
         default = plan_name(*heuristic_plan[:3])
     else:
-        tile = _heuristic_tile(ntok, r, v, sms, m, direct, k)
+        tile = choose_tile(ntok, r, v, sms, m, direct, k)
         default = autotune.config_name(tile, splits_of(tile))
 
     def launch(plan, tile, splits, weights=(values, meta)):
@@ -1002,8 +967,8 @@ def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str
     # the tiles that run them by default; others compile them on first use
     with_yt = TILES + PERSISTENT_TILES + (CLUSTER_2_4_TILE,)
     with_xt = TILES + STAGED_2_4_TILES
-    return [t.name(dtype, c, s, d, yt) for t in tiles for c, d in ((True, 0), (False, 0), (False, 1), (False, 2), (True, 3))
-            if (t.gathers or not c) and t.takes(d) and (d < 2 or d == 3 or t in with_xt)
+    return [t.name(dtype, c, s, d, yt) for t in tiles for c, d in ((True, 0), (False, 0), (False, 1), (False, 2))
+            if (t.gathers or not c) and t.takes(d) and (d < 2 or t in with_xt)
             for s, yt in ((False, False), (True, False), (False, True)) if (not s or t.splittable) and (not yt or t in with_yt)]
 
 

@@ -173,19 +173,6 @@ __device__ __forceinline__ void cp_async16_s(u32 dst, const void* src, bool vali
 #endif
 
 constexpr int KS = 16;         // groups per pipeline stage
-// X slabs (TMA_X = 3): a buffer of 16 boxes of 64 columns x BN tokens, cut into as many slots of a
-// step's ceil(M / 4) boxes (16 M columns, M <= 16) as fit, at most SLAB_MAX_SLOTS, loaded that many
-// steps ahead less one (v200b: 8 slots at M = 8, 7 steps ahead, ran slower than 4).
-constexpr int SLAB_MAX_SLOTS = 4;
-// How the producer threads hand a slab slot back and their B writes on (experiment knob): 1 (v200)
-// a proxy fence each and a producer-wide bar.sync a stage, before the slot is refilled; 0 (v202: 0.1-1.2
-// us slower on every shape measured) no fence (the consumers' fence after their acquire orders the B
-// writes, as for cp.async) and an arrival each on the slot's empty barrier, which only the refilling
-// thread waits for.
-#ifndef VNM_WG_SLAB_SYNC
-#define VNM_WG_SLAB_SYNC 1
-#endif
-__host__ __device__ constexpr int slab_bytes(int bn) { return 16 * 64 * 2 * bn; }
 // Steps of a CTA's first tile prefetched into L2 before it waits for the previous kernel (PDL).
 // Few: the prefetch competes with the ring's own first copies for DRAM (H200 v83/v83b, 0 / 4 / 16 /
 // 64 / all: LLaMA 2:4 T = 64 18.2 / 18.2 / 18.9 / 23.7 / 24.7 us, 4096^2 2:4 T = 64 9.7 / 9.6 /
@@ -269,10 +256,7 @@ struct Plan {
 // (zero fill past K and T), no X^T is made: 1 = X row-major [T, K], boxes of 64 k x min(BN,
 // VNM_WG_X_BOX) tokens (128B swizzle, K-major image); 2 = X feature-major (X^T [K, ldx], as a previous call's Y^T
 // leaves it), boxes of 64 k x min(BN, 64) tokens that land as GatherB's slabs (MN-major image).
-// 0: `xmap` is unused and B is gathered from X^T (`xt`). 3 (SLAB, v200: gathered decode tiles): X
-// row-major [T, K] by TMA from `xmap`, a stage's whole 16 M columns (boxes of 64 columns x BN tokens,
-// 128B swizzle) into a ring of slabs after the pipeline's shared memory, from which the
-// producer copies the kept columns into the stage's MN-major B image itself: no X^T is made.
+// 0: `xmap` is unused and B is gathered from X^T (`xt`).
 //
 // AREG (v21): A and its metadata come from global memory straight into the consumers' registers
 // (wgmma.sp with A from registers), from the fragment-order image of build_frag_layout
@@ -293,14 +277,11 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
                   float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
                   int v, int steps_per_split, int raster, const __grid_constant__ TensorMap xmap,
                   const __grid_constant__ TensorMap amap, const __grid_constant__ TensorMap xtail) {
-  constexpr bool SLAB = TMA_X == 3;                   // X slabs by TMA, the kept columns copied by the producer
   constexpr bool X_TMA = TMA_X == 1 || TMA_X == 2;    // B is X itself, by TMA
   static_assert(!(X_TMA && HAS_COLS), "TMA_X 1 / 2 loads X whole: only for m = 4 (no column offsets)");
-  static_assert(!SLAB || (AREG == 2 && !PERSIST && CLUSTER == 1 && BN <= 32 && !YT),
-                "X slabs: the staged decode tiles (one tile per CTA) of 16 or 32 tokens");
   static_assert(!(PERSIST && SPLIT), "split-K runs one tile per CTA");
   static_assert(!(YT && SPLIT), "Y^T from the epilogue of whole tiles (K splits write partial sums)");
-  static_assert(TMA_X >= 0 && TMA_X <= 3, "TMA_X: 0 gathered, 1 X row-major by TMA, 2 X^T by TMA, 3 X slabs");
+  static_assert(TMA_X >= 0 && TMA_X <= 2, "TMA_X: 0 gathered, 1 X row-major by TMA, 2 X^T by TMA");
   static_assert(CLUSTER == 1 || (TMA_X == 1 && !SPLIT && BM <= 128 && (CLUSTER == 2 || CLUSTER == 4)),
                 "X multicast over a cluster of row tiles: plain 2:4 by TMA, no K splits");
 #if VNM_HAS_WGMMA
@@ -324,9 +305,8 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   // (one CTA of 256 threads per SM) needs no reallocation: its entry count already covers the
   // consumer (ptxas reports it), so only the producer shrinks (an .inc to at most the current
   // count would be ill-formed).
-  // (AREG 1 + TMA_X: one TMA per stage; SLAB: the copy of the kept columns, which spilled 64-120
-  // bytes at 72 with VNM_WG_SLAB_SYNC 0)
-  constexpr int PRODUCER_REGS = (AREG == 1 && X_TMA) ? 56 : SLAB ? 88 : VNM_WG_PRODUCER_REGS;
+  // (AREG 1 + TMA_X: one TMA per stage)
+  constexpr int PRODUCER_REGS = (AREG == 1 && X_TMA) ? 56 : VNM_WG_PRODUCER_REGS;
   constexpr int ENTRY_REGS = (65536 / (P::NT * P::CTAS_PER_SM)) & ~7;  // what __launch_bounds__ grants
   constexpr int CONSUMER_REGS =
       (NC == 256 || P::CTAS_PER_SM == 2) ? ((P::NT / 128 * ENTRY_REGS - PRODUCER_REGS) / (NC / 128)) & ~7 : 0;
@@ -340,10 +320,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
   unsigned char* sM = smem + P::OFF_M;
   u64* full = reinterpret_cast<u64*>(smem + P::OFF_BAR);
   u64* empty = full + STAGES;
-  // SLAB: the slabs (1024-byte aligned, past the pipeline and the epilogue's staging), then their barriers
-  unsigned char* sRaw = smem + ((P::PIPE > P::EPI ? P::PIPE : P::EPI) + 1023) / 1024 * 1024;
-  u64* slab_full = reinterpret_cast<u64*>(sRaw + wg::slab_bytes(BN));
-  u64* slab_empty = slab_full + wg::SLAB_MAX_SLOTS;  // (VNM_WG_SLAB_SYNC 0)
 
   const int tid = threadIdx.x;
   // Without PERSIST a CTA runs the one tile (blockIdx.x, blockIdx.y). With it the grid is what
@@ -392,11 +368,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       mbar_init(&full[s], 129);
       mbar_init(&empty[s], CLUSTER * NC / 32);  // one arrival per consumer warp of the cluster
     }
-    if (SLAB)
-      for (int s = 0; s < wg::SLAB_MAX_SLOTS; ++s) {
-        mbar_init(&slab_full[s], 1);     // the TMA issuer's expect_tx
-        mbar_init(&slab_empty[s], 128);  // every producer thread, done reading it
-      }
     mbar_init_fence();
   }
   if constexpr (CLUSTER > 1) {
@@ -459,22 +430,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
       u32 wq[LOOKAHEAD];
 #pragma unroll
       for (int i = 0; i < LOOKAHEAD; ++i) wq[i] = column_word(kbeg + i);
-      // SLAB: step it's 16 M columns x BN tokens, slots - 1 steps ahead (columns past K and
-      // tokens past T are zero-filled)
-      const int slab_boxes = (KS * m + 63) / 64, slot_bytes = slab_boxes * BN * 128;
-      const int slots = min(wg::SLAB_MAX_SLOTS, wg::slab_bytes(BN) / slot_bytes);
-      auto load_slab = [&](int it) {
-        if (SLAB && tid == 0 && it < nsteps) {
-          if (!VNM_WG_SLAB_SYNC && it >= slots) mbar_wait(&slab_empty[it % slots], ((it / slots) & 1) ^ 1);
-          u64* bar = &slab_full[it % slots];
-          mbar_arrive_expect_tx(bar, slot_bytes);
-          const u32 dst = smem_addr(sRaw + (it % slots) * slot_bytes);
-          for (int j = 0; j < slab_boxes; ++j)
-            tma_load_2d(dst + j * BN * 128, &xmap, (kbeg + it) * KS * m + 64 * j, tok0, bar);
-        }
-      };
-      if (SLAB)
-        for (int it = 0; it < slots - 1; ++it) load_slab(it);
       for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
         const int step = kbeg + it, gi = g + it, s = gi % STAGES, g0 = step * KS;
         const u32 wcur = wq[q];
@@ -536,38 +491,6 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
             }
           }
         }
-        if constexpr (SLAB && !VNM_WG_SKIP_B) {
-          // B from the step's slab: stage row kr's 16-byte chunk c is tokens 8c .. 8c + 7 of the kept
-          // column kmine - g0 * m of the slab (whose 128B swizzle puts those 8 tokens' elements of one
-          // column in 8 different bank groups)
-          load_slab(it + slots - 1);
-          mbar_wait(&slab_full[it % slots], (it / slots) & 1);
-          const unsigned char* slab = sRaw + (it % slots) * slot_bytes;
-          const int kmine = lane_column(0, wcur);  // (from the stage's first column)
-          const u32 base = b_lane + s * P::B - smem_addr(sB);  // (an offset into sB)
-#pragma unroll
-          for (int i = 0; i < RPW / RPI; ++i) {
-            const int row = i * RPI + rsub;
-            const int col = __shfl_sync(0xffffffffu, kmine, row);
-            const unsigned char* src = slab + (col >> 6) * (BN * 128) + 2 * (col & 7);
-            u32 w[4];
-#pragma unroll
-            for (int h = 0; h < 4; ++h) {
-              const int t0 = 8 * c + 2 * h;  // (t0 & 7) == 2 h: c's 8 tokens begin at a multiple of 8
-              const u16 lo = *reinterpret_cast<const u16*>(src + t0 * 128 + 16 * (((col & 63) >> 3) ^ (2 * h)));
-              const u16 hi = *reinterpret_cast<const u16*>(src + (t0 + 1) * 128 + 16 * (((col & 63) >> 3) ^ (2 * h + 1)));
-              w[h] = static_cast<u32>(lo) | (static_cast<u32>(hi) << 16);
-            }
-            *reinterpret_cast<uint4*>(sB + chunk_at(base, row)) = make_uint4(w[0], w[1], w[2], w[3]);
-          }
-          if (VNM_WG_SLAB_SYNC) {
-            // these generic writes before the consumers' wgmma (async proxy) reads, and this thread's
-            // slab reads before the TMA that refills the slot (issued after the barrier below)
-            fence_proxy_async_smem();
-          } else {
-            mbar_arrive(&slab_empty[it % slots]);
-          }
-        }
         if constexpr (!TMA_X && !VNM_WG_SKIP_B) {  // B: gathered rows of X^T; rows past K and tokens past ntok_load are zero-filled
           const int kmine = lane_column(step, wcur);
           const u32 base = b_lane + s * P::B;
@@ -587,13 +510,7 @@ __global__ void __launch_bounds__(wg::Plan<BM, BN, STAGES, MB, AREG, PERSIST>::N
           const int grow = min(row0 + tid, R - 1);
           cp_async8(sM + s * P::M + tid * 8, meta + static_cast<size_t>(grow) * (Gp / 2) + g0 / 2, true);
         }
-        if constexpr (SLAB) {
-          mbar_arrive(&full[s]);
-          // every producer thread is done with the slot that load_slab refills next
-          if (VNM_WG_SLAB_SYNC) named_barrier_sync(6, 128);
-        } else {
-          cp_async_mbar_arrive_noinc(&full[s]);
-        }
+        cp_async_mbar_arrive_noinc(&full[s]);
         wq[q] = column_word(step + LOOKAHEAD);
       });
     }
