@@ -107,7 +107,7 @@ class WgTile:
     def gathers(self) -> bool:
         """Whether this tile has variants with column lists (V:2:M, M > 4): one m64 block per consumer; the
         two-block (256-row) ones run plain 2:4 only (v329: their gathered form on V = 256 weights passed its
-        GPU test but cost 12-22% more time and energy a call than the 128-row tiles; NOTES)."""
+        GPU test but cost 12-27% more time and 9-22% more energy a call than the 128-row tiles; NOTES)."""
         return self.mb == 1
 
     def takes(self, tma_x: int) -> bool:
