@@ -1007,6 +1007,16 @@ def test_split_k(splits):
 
 @pytest.mark.gpu
 @needs_sm90a
+def test_gathered_route_few_tokens():
+    """vnmsparse.spmm on gathered calls of <= 32 tokens on large weights, as the route takes them (the narrow tiles
+    on X^T; until the slab tiles went, the `on=False` half of their route test)."""
+    gen = torch.Generator().manual_seed(31)
+    for r, k, t, m in ((1100, 4096, 16, 8), (2048, 2048, 24, 16), (1100, 4096, 7, 32)):
+        check_case(lambda x, vw, b, out: vs.spmm(x, vw, b), r, k, t, 128, m, torch.bfloat16, True, gen)
+
+
+@pytest.mark.gpu
+@needs_sm90a
 def test_llm_shapes_and_leading_dims():
     gen = torch.Generator().manual_seed(3)
     run_case(4096, 4096, 4096, 64, 8, torch.bfloat16, True, gen)
