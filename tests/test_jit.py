@@ -120,7 +120,8 @@ def test_source_elsewhere_includes_the_package_headers(tmp_path):
 
 @needs_nvrtc
 @pytest.mark.parametrize("source,names", [("stream_probe.cu", ["stream_probe"]),
-                                          ("peak_probe.cu", ["vnm::peak_probe<true>", "vnm::peak_probe<false>"])])
+                                          ("peak_probe.cu", ["vnm::peak_probe<true>", "vnm::peak_probe<false>"]),
+                                          ("gather_probe.cu", ["gather_probe"])])
 def test_probe_sources_compile(source, names):
     """The GPU probes under scripts/probes build for sm_90a without spills (a header change that breaks
     one shows here, not on the device)."""
