@@ -1,7 +1,7 @@
 """A few representative SpMM launches for compute-sanitizer (memcheck / racecheck / synccheck).
 
 Run: compute-sanitizer --tool memcheck python scripts/sanitize_spmm.py [--tiles p,c2,c4 | --split-only |
---cp-async-only] [--skip N]
+--cp-async-only]
 (--tiles: only the wgmma.sp tiles whose names end with one of these suffixes, so that racecheck's
 100 displayed hazards are theirs; --split-only: only the wgmma.sp decode tiles with K splits.)
 """
@@ -47,7 +47,6 @@ ap.add_argument("--tiles", default="", help="comma-separated tile-name suffixes:
 ap.add_argument("--split-only", action="store_true",
                 help="only the wgmma.sp decode tiles with K splits, 3 where a case has none")
 ap.add_argument("--cp-async-only", action="store_true", help="only the cp.async mma.sp kernel (spmm_sm80)")
-ap.add_argument("--skip", type=int, default=0, help="start at this case (a slow tool's run continued)")
 ARGS = ap.parse_args()
 ONLY = tuple(filter(None, ARGS.tiles.split(",")))
 gen = torch.Generator().manual_seed(0)
@@ -61,7 +60,7 @@ def check(y, what):  # y of the case the loop below is on
     print(f"{pattern:9s} R={r} K={k} T={t} {what}: rel err {err:.2e}")
 
 
-for r, k, t, pattern, dtype, bias, splits in CASES[ARGS.skip:]:
+for r, k, t, pattern, dtype, bias, splits in CASES:
     cfg = vs.VNMConfig.parse(pattern)
     w = (torch.randn(r, k, generator=gen) * vs.random_vnm_mask((r, k), cfg, generator=gen)).to(dtype).cuda()
     vw = vs.pack(w, cfg)

@@ -44,17 +44,19 @@ extern "C" __global__ void __launch_bounds__(128) gather_probe(const unsigned ch
   const long long t0 = clock64();
   auto first_row = [&](int i) { return (static_cast<int>(blockIdx.x) * 977 + i) * STAGE_ROWS; };
   auto tok_bytes = [&](int i) { return ((static_cast<int>(blockIdx.x) + i) % tiles) * row_bytes; };
-  if (mode == 0) {
+  // 16-byte cp.async of this warp's `per_warp` rows of a stage (or of its half at dst): table rows from r0 on
+  auto gather = [&](unsigned char* dst, int r0, int tok, int per_warp) {
     const int cpr = row_bytes / 16, rpi = 32 / cpr;  // chunks a row, rows an instruction
     const int c = lane % cpr, rsub = lane / cpr;
+    for (int r = warp * per_warp + rsub; r < (warp + 1) * per_warp; r += rpi) {
+      const int k = rows[(r0 + r) & table_mask];
+      cp_async16(dst + r * row_bytes + c * 16, xt + static_cast<size_t>(k) * ld_bytes + tok + c * 16, true);
+    }
+    cp_async_commit();
+  };
+  if (mode == 0) {
     for (int i = 0; i < iters; ++i) {
-      unsigned char* dst = ring + (i % SLOTS) * stage_bytes;
-      const int r0 = first_row(i), tok = tok_bytes(i);
-      for (int r = warp * 16 + rsub; r < warp * 16 + 16; r += rpi) {
-        const int k = rows[(r0 + r) & table_mask];
-        cp_async16(dst + r * row_bytes + c * 16, xt + static_cast<size_t>(k) * ld_bytes + tok + c * 16, true);
-      }
-      cp_async_commit();
+      gather(ring + (i % SLOTS) * stage_bytes, first_row(i), tok_bytes(i), STAGE_ROWS / 4);
       cp_async_wait<SLOTS - 1>();  // the slot refilled next has landed (each warp owns its rows of a slot)
     }
     cp_async_wait<0>();
@@ -63,7 +65,6 @@ extern "C" __global__ void __launch_bounds__(128) gather_probe(const unsigned ch
     // peer's bulk copy, counted on full[s] (armed by thread 0 with the half's bytes; mode 4: none come).
     const int rank = static_cast<int>(cluster_rank()), peer = rank ^ 1, half = stage_bytes / 2;
     const u32 expect = mode == 3 ? half : 0;
-    const int cpr = row_bytes / 16, rpi = 32 / cpr, c = lane % cpr, rsub = lane / cpr;
     auto forward = [&](int j) {  // stage j's own half into the peer's slot, once it has landed here
       if (mode != 3) return;
       const int s = j % SLOTS;
@@ -83,13 +84,7 @@ extern "C" __global__ void __launch_bounds__(128) gather_probe(const unsigned ch
         mbar_arrive_expect_tx(&full[s], expect);
       }
       cluster_sync();  // both armed stage i, both done with stage i - SLOTS
-      unsigned char* dst = ring + s * stage_bytes + rank * half;
-      const int r0 = first_row(i) + rank * (STAGE_ROWS / 2), tok = tok_bytes(i);
-      for (int r = warp * 8 + rsub; r < warp * 8 + 8; r += rpi) {
-        const int k = rows[(r0 + r) & table_mask];
-        cp_async16(dst + r * row_bytes + c * 16, xt + static_cast<size_t>(k) * ld_bytes + tok + c * 16, true);
-      }
-      cp_async_commit();
+      gather(ring + s * stage_bytes + rank * half, first_row(i) + rank * (STAGE_ROWS / 2), tok_bytes(i), STAGE_ROWS / 8);
       if (i >= LAG) {
         cp_async_wait<LAG>();
         __syncthreads();
