@@ -16,9 +16,9 @@ tail -2 "$OUT/tests_mma_sp_${CARD}_v337.txt"; echo "tests ${SECONDS}s"
 grep -q " passed" "$OUT/tests_mma_sp_${CARD}_v337.txt" && ! grep -q "failed" "$OUT/tests_mma_sp_${CARD}_v337.txt" || exit 1
 sanitize 100; mv "$OUT/memcheck.txt" "$OUT/memcheck_${CARD}_v337.txt"
 { for p in 128:2:8 128:2:16 2:4; do
-  timeout 60 python scripts/tile_sweep.py 4096 4096 8192 $p 128,64,64,32,4 128,128,64,32,4 64,128,32,32,4 2>&1 | grep -v Warn
+  timeout 80 python scripts/tile_sweep.py 4096 4096 8192 $p 128,64,64,32,4 128,128,64,32,4 128,256,64,64,3 128,256,64,64,4 64,128,32,32,4 2>&1 | grep -v Warn
 done
-timeout 60 python scripts/tile_sweep.py 4096 4096 8192 64:2:8 64,128,32,32,4 2>&1 | grep -v Warn; } | tee "$OUT/tile_sweep_${CARD}_v337.txt"
+timeout 60 python scripts/tile_sweep.py 4096 4096 8192 64:2:8 64,128,32,32,4 64,256,32,64,4 2>&1 | grep -v Warn; } | tee "$OUT/tile_sweep_${CARD}_v337.txt"
 echo "sweep ${SECONDS}s"
 timeout 200 python -m vnmsparse.cli bench spmm --out "$OUT" --quick --tokens 16,32,64,2048,8192 --paths mma_sp \
   --budget-seconds 180 --tag ${CARD}_v337_mma_sp > "$OUT/log_v337.txt" 2>&1
