@@ -1,6 +1,7 @@
 """Time the cp.async mma.sp kernel over candidate tiles on one problem (transpose excluded).
 
-python scripts/tile_sweep.py R K T PATTERN "bm,bn,wm,wn,stages" ...
+python scripts/tile_sweep.py R K T PATTERN "bm,bn,wm,wn,stages" ... [NAME=INT "bm,bn,wm,wn,stages" ...]
+NAME=INT sets a compile-time define of the kernel (spmm_mma_sp.DEFINES) for the tiles after it.
 """
 import sys
 
@@ -41,6 +42,11 @@ def bench(fn, n=20):
 td = bench(dense)
 print(f"{r}x{k} T={t} {cfg}: dense {td:.1f} us")
 for spec in sys.argv[5:]:
+    if "=" in spec:
+        name, value = spec.split("=", 1)
+        K.DEFINES[name] = int(value)
+        print(f"  {spec}")
+        continue
     tile = K.TileConfig(*(int(a) for a in spec.split(",")))
     fn = lambda: K.spmm_sm80(xt, *K.layout_of(vw), None, r, k, cfg.v, cfg.m, tile=tile)
     y = fn()

@@ -218,8 +218,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   constexpr int B_CPR = BN / 8;
   // B copies: TPR threads per gathered row, each copying CPT consecutive 16-byte chunks, so the
   // row's address is computed once per CPT copies (the loop is issue-bound on Hopper otherwise:
-  // whole rows per warp, one thread per chunk, ran 10-30% slower here, NOTES v20).
-  constexpr int TPR = (NT / KROWS) < 1 ? 1 : ((NT / KROWS) > B_CPR ? B_CPR : (NT / KROWS));
+  // whole rows per warp, one thread per chunk, ran 10-30% slower here, NOTES v20). VNM_MMA_WHOLE_LINES
+  // (v338, A/B): one thread per chunk, so that a warp's copy asks L2 for whole lines (ncu v338: L2 tag
+  // requests 91% busy, sectors 55%, once v337 made the addresses cheap).
+#ifndef VNM_MMA_WHOLE_LINES
+#define VNM_MMA_WHOLE_LINES 0
+#endif
+  constexpr int TPR = VNM_MMA_WHOLE_LINES ? B_CPR : (NT / KROWS) < 1 ? 1 : ((NT / KROWS) > B_CPR ? B_CPR : (NT / KROWS));
   constexpr int CPT = B_CPR / TPR;
   constexpr int B_TASKS = KROWS * TPR;
   constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
