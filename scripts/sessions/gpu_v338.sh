@@ -6,6 +6,8 @@
 # Predicted: 128 x 64 tile -20..-35% time at 128:2:8 / 2:16 / 2:4 (the loop grows 242 -> 317 instructions, issue
 # ~32% -> ~45% busy); v20's loss (issue-bound address math) gone. (1) tile_sweep, WL 0 / 1 on the same tiles;
 # (2) if any WL=1 tile wins, the mma.sp GPU tests with WL=1.
+# Measured (NOTES v338): whole lines won 9-27%; they are now the only form (the switch is gone), so part (1)'s
+# WL=0 rows and part (2) no longer differ from the default on later trees.
 #   OUT=$OUT bash scripts/sessions/gpu_v338.sh      (~300 s)
 source "$(dirname "$0")/../gpu_lib.sh"
 { for p in 128:2:8 128:2:16 2:4; do

@@ -103,8 +103,8 @@ def _tiles(bulk: bool):
     # Prefill tiles (T > 64), from the tile sweep in NOTES.md: bm x bn, warp tile wm x wn.
     prefill = {128: (64, 64, 32), 64: (128, 32, 32), 32: (128, 32, 32), 16: (128, 16, 32)}
     out = {(bm, "prefill"): TileConfig(bm, bn, wm, wn, prefill_stages, bulk) for bm, (bn, wm, wn) in prefill.items()}
-    if not bulk:  # where one wave of them replaces more of the 128 x 64 ones (WIDE_PREFILL_COST)
-        out[(128, "prefill_wide")] = TileConfig(128, 128, 64, 32, prefill_stages)
+    if not bulk:  # where its waves cost less than the 128 x 64 ones' (WIDE_PREFILL_COST)
+        out[(128, "prefill_wide")] = TileConfig(128, 256, 64, 64, 3)
     for bm in (128, 64, 32, 16):
         for bn in (16, 32, 64):
             stages = decode_stages if bulk else DECODE_STAGES.get((bm, bn), decode_stages)
@@ -140,12 +140,11 @@ def row_tile(v: int) -> int:
 DECODE_64_ROWS = True  # (A/B switch: False keeps the row tile of V, as before v176)
 
 
-# v212 (H200, X^T given, us, 128 x 64 / 128 x 128 tiles): 1024 x 4096 x 4096 128:2:16 46.2 / 40.1, 2:4
-# 162.0 / 134.4 (512 CTAs, 1.3 waves of three an SM, against 256 in two of one); 4096^3 128:2:8 259.9 /
-# 290.6, 128:2:16 138.1 / 154.6 (5.2 waves against 7.8). Counted in whole waves, a wave of the 128 x 128
-# tile costs 0.84 of one of the 128 x 64 tile (it does twice the work at a third of the CTAs an SM):
-# that fits all four ratios within 3%.
-WIDE_PREFILL_COST = 0.84
+# The wide prefill tile, 128 x 256 with 64 x 64 warp tiles (8 warps, 255 registers, one CTA an SM), against 128 x 64
+# (three CTAs an SM): v338 (H100, X^T given, whole-line B copies) 4096^2 x 8192 128:2:8 410 / 445 us, 128:2:16 219 /
+# 234, 2:4 728 / 834. Counted in whole waves (8 against 11), a wave of the wide tile costs 1.25 of the narrow one's
+# (v212-v213 fitted 0.84 for the 128 x 128 / 64 x 32 tile it replaces, which whole lines left behind: 493 / 445 us).
+WIDE_PREFILL_COST = 1.25
 
 
 def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True, rows: int = 0, sms: int = 0) -> TileConfig:
@@ -153,7 +152,7 @@ def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True, ro
     column, so a CTA may straddle V-row blocks) takes the 128-row tile whatever V (H200, v80: plain
     2:4, V = 64, 4096^2 x 4096 600 -> 524 us, LLaMA shapes -5..-8%; the decode regimes were mixed:
     T = 16 -16%, T = 1 and 64 +8%, so they keep the row tile of V, but for DECODE_64_ROWS). Given
-    ``rows`` and ``sms``, a 128-row prefill takes 128 x 128 where its waves cost less (WIDE_PREFILL_COST)."""
+    ``rows`` and ``sms``, a 128-row prefill takes 128 x 256 where its waves cost less (WIDE_PREFILL_COST)."""
     regime = "prefill" if ntok > 64 else 16 if ntok <= 16 else 32 if ntok <= 32 else 64
     bm = 128 if regime == "prefill" and not (bulk or has_cols) else row_tile(v)
     if DECODE_64_ROWS and regime == 64 and has_cols and not bulk:

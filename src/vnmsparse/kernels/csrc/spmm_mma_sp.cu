@@ -216,15 +216,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   constexpr int MT = WM / 16, NTILES = WN / 8;
   constexpr int A_CPR = 2 * KS * 2 / 16;  // 16-byte chunks per A row per stage
   constexpr int B_CPR = BN / 8;
-  // B copies: TPR threads per gathered row, each copying CPT consecutive 16-byte chunks, so the
-  // row's address is computed once per CPT copies (the loop is issue-bound on Hopper otherwise:
-  // whole rows per warp, one thread per chunk, ran 10-30% slower here, NOTES v20). VNM_MMA_WHOLE_LINES
-  // (v338, A/B): one thread per chunk, so that a warp's copy asks L2 for whole lines (ncu v338: L2 tag
-  // requests 91% busy, sectors 55%, once v337 made the addresses cheap).
-#ifndef VNM_MMA_WHOLE_LINES
-#define VNM_MMA_WHOLE_LINES 0
-#endif
-  constexpr int TPR = VNM_MMA_WHOLE_LINES ? B_CPR : (NT / KROWS) < 1 ? 1 : ((NT / KROWS) > B_CPR ? B_CPR : (NT / KROWS));
+  // B copies: one thread per 16-byte chunk of a gathered row (TPR = B_CPR), so that a warp's copy instruction asks
+  // L2 for whole 128-byte lines. v338 (H100, ncu): with TPR = 2 threads a row, each copying 4 chunks, L2's tag
+  // requests were 91% busy (sectors 55%); whole lines cut a 128 x 64 stage's requests 512 -> 320 and the prefill's
+  // time 9-27% (4096^2 x 8192: 128:2:8 497 -> 445 us, 2:4 991 -> 834), once v337 had made each copy's address cheap
+  // (v20's whole lines had lost 10-30% to that address math).
+  constexpr int TPR = B_CPR;
   constexpr int CPT = B_CPR / TPR;
   constexpr int B_TASKS = KROWS * TPR;
   constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
