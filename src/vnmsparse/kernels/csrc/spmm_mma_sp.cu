@@ -216,14 +216,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   constexpr int MT = WM / 16, NTILES = WN / 8;
   constexpr int A_CPR = 2 * KS * 2 / 16;  // 16-byte chunks per A row per stage
   constexpr int B_CPR = BN / 8;
-  // B copies: one thread per 16-byte chunk of a gathered row (TPR = B_CPR), so that a warp's copy instruction asks
-  // L2 for whole 128-byte lines. v338 (H100, ncu): with TPR = 2 threads a row, each copying 4 chunks, L2's tag
+  // B copies: one thread per 16-byte chunk of a gathered row, so that a warp's copy instruction asks L2 for whole
+  // 128-byte lines. v338 (H100, ncu): with TPR = 2 threads a row, each copying 4 chunks, L2's tag
   // requests were 91% busy (sectors 55%); whole lines cut a 128 x 64 stage's requests 512 -> 320 and the prefill's
   // time 9-27% (4096^2 x 8192: 128:2:8 497 -> 445 us, 2:4 991 -> 834), once v337 had made each copy's address cheap
   // (v20's whole lines had lost 10-30% to that address math).
-  constexpr int TPR = B_CPR;
-  constexpr int CPT = B_CPR / TPR;
-  constexpr int B_TASKS = KROWS * TPR;
+  constexpr int B_TASKS = KROWS * B_CPR;
   constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
   using Plan = SmemPlan<BM, BN, STAGES>;
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
@@ -253,7 +251,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
     for (int j = 0; j < B_ITERS; ++j) {
       const int i = tid + j * NT;
-      const int g = step * KS + (i / TPR) / 4;
+      const int g = step * KS + (i / B_CPR) / 4;
       colw[j] = (HAS_COLS && (B_TASKS % NT == 0 || i < B_TASKS) && step < kend) ? __ldg(colrow + g) : IDENTITY_COLUMNS;
     }
   };
@@ -266,15 +264,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     for (int j = 0; j < B_ITERS; ++j) {
       const int i = tid + j * NT;
       if (B_TASKS % NT == 0 || i < B_TASKS) {
-        const int kr = i / TPR, c0 = (i % TPR) * CPT;
+        const int kr = i / B_CPR, c = i % B_CPR;
         const int k = ((g0 + kr / 4) >> gshift) * m + static_cast<int>((colw[j] >> (8 * (kr & 3))) & 0xffu);
-        const bool ok_k = k < K;
-        const T* src = xt + (ok_k ? static_cast<size_t>(k) * ldx + tok0 + c0 * 8 : 0);
-#pragma unroll
-        for (int c = 0; c < CPT; ++c) {
-          const bool ok = ok_k && tok0 + (c0 + c) * 8 < ntok_load;
-          cp_async16(b + kr * BN + swizzle<B_CPR>(kr, c0 + c) * 8, ok ? src + c * 8 : xt, ok);
-        }
+        const bool ok = k < K && tok0 + c * 8 < ntok_load;
+        cp_async16(b + kr * BN + swizzle<B_CPR>(kr, c) * 8, ok ? xt + static_cast<size_t>(k) * ldx + tok0 + c * 8 : xt, ok);
       }
     }
   };
