@@ -183,6 +183,7 @@ template <typename T, int BM, int NT>
 __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, const u8* meta, int row0, int R,
                                              int Gp, int g0, int tid) {
   constexpr int A_CPR = 2 * KS * 2 / 16, A_COPIES = BM * A_CPR, C_ITERS = (BM + NT - 1) / NT;
+  static_assert(A_CPR == 4, "the A swizzle (mma_stage_frags' swizzle<4>) assumes 4 chunks per row");
   const T* cta_values = values + static_cast<size_t>(row0) * Gp * 2 + g0 * 2;
   const u8* cta_meta = meta + static_cast<size_t>(row0) * (Gp / 2) + g0 / 2;
   const int rows = R - row0;  // rows of the tile inside R
@@ -214,7 +215,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   constexpr int WARPS_N = BN / WN;
   constexpr int NT = (BM / WM) * WARPS_N * 32;
   constexpr int MT = WM / 16, NTILES = WN / 8;
-  constexpr int A_CPR = 2 * KS * 2 / 16;  // 16-byte chunks per A row per stage
   constexpr int B_CPR = BN / 8;
   // B copies: one thread per 16-byte chunk of a gathered row, so that a warp's copy instruction asks L2 for whole
   // 128-byte lines. v338 (H100, ncu): with TPR = 2 threads a row, each copying 4 chunks, L2's tag
@@ -225,7 +225,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
   using Plan = SmemPlan<BM, BN, STAGES>;
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
-  static_assert(A_CPR == 4, "the A swizzle assumes 4 chunks per row");
 
   extern __shared__ __align__(128) unsigned char smem[];
   T* sA = reinterpret_cast<T*>(smem);
