@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import vnmsparse as vs
+from vnmsparse import ops
 from vnmsparse.kernels import jit
 from vnmsparse.kernels import spmm_mma_sp as K
 from vnmsparse.kernels import spmm_wgmma_sp as W
@@ -147,6 +148,41 @@ def test_read_rows_are_the_kept_columns():
         assert K.read_rows(cols.clone()) is None  # another tensor: every row
 
 
+@pytest.mark.parametrize("v,m,r,k", [(64, 8, 130, 520), (128, 16, 300, 1000), (16, 4, 40, 88), (32, 32, 16, 200),
+                                     (128, 128, 7, 4096)])
+def test_blocked_layouts_as_the_kernels_read_them(v, m, r, k):
+    """The sm80 layout (blocks of BLOCK_ROWS) and the sm90 one (blocks of the row tile of V), read as the kernels'
+    copies read them (load_a_codes: a stage of a row tile is its blocks' contiguous tiles, chunk i of A landing at
+    shared-memory chunk i, row i / 4 reading logical chunk c at position swizzle<4>(row, c); the codes' 8 bytes a
+    row in row order), are the row-major operands, padded rows zero with padding codes; they decode back to the
+    canonical parts by the decoders registered for them."""
+    cfg = vs.VNMConfig(v, 2, m)
+    vw = vs.pack(random_vnm(r, k, cfg, torch.bfloat16, "cpu", torch.Generator().manual_seed(r + k)), cfg)
+    rows, meta_rows, cols = K.build_rows(vw)
+    steps = K.layout_steps(k, m)
+    assert rows.shape == (r, steps * K.KS, 2) and meta_rows.shape == (r, steps * K.KS // 2)
+    for name, layout, block in ((K.LAYOUT, K.build_layout(vw), K.BLOCK_ROWS),
+                                (K.LAYOUT_BULK, K.build_bulk_layout(vw), K.row_tile(v))):
+        values, meta, cols_l = layout
+        rb = -(-r // block)
+        assert values.shape == (rb, steps, block, 2 * K.KS) and meta.shape == (rb, steps, block, K.KS // 2)
+        assert (cols_l is None) == (cols is None) and (cols is None or torch.equal(cols_l, cols))
+        padded_rows = torch.cat([rows.reshape(r, -1), rows.new_zeros(rb * block - r, steps * 2 * K.KS)])
+        padded_codes = torch.cat([meta_rows, meta_rows.new_full((rb * block - r, steps * K.KS // 2), 0x44)])
+        for row0 in range(0, rb * block, 128 if block == K.BLOCK_ROWS else block):  # the widest row tile
+            tile_rows = min(128, rb * block - row0) if block == K.BLOCK_ROWS else block
+            for s in range(steps):
+                a = values[row0 // block:(row0 + tile_rows) // block, s].reshape(tile_rows, 4, 8)  # smem chunks
+                codes = meta[row0 // block:(row0 + tile_rows) // block, s].reshape(tile_rows, K.KS // 2)
+                for c in range(4):
+                    pos = c ^ ((torch.arange(tile_rows) // 2) & 3)
+                    want = padded_rows[row0:row0 + tile_rows, s * 2 * K.KS + 8 * c:s * 2 * K.KS + 8 * c + 8]
+                    assert torch.equal(a[torch.arange(tile_rows), pos], want)
+                assert torch.equal(codes, padded_codes[row0:row0 + tile_rows, s * K.KS // 2:(s + 1) * K.KS // 2])
+        parts = ops.LAYOUT_DECODERS[name](values, meta, cols_l, (r, k), cfg)
+        assert torch.equal(vs.format.unpack_parts(*parts, (r, k), cfg), vs.unpack(vw))
+
+
 def union_weight_as_read(values, meta, cols, r, k, v, m):
     """The dense weight that the kernels read from a union layout: virtual group g's 4 columns are
     offsets (the bytes of cols[row // 64, g]) into M window g >> shift, as the .cu's gshift computes."""
@@ -176,8 +212,10 @@ def test_union_layout(v, m, r, k):
     values, meta, cols = K.build_union_layout(vw)
     per = K.UNION_ROWS // v
     assert K.union_m(v, m) == m | (per.bit_length() - 1) << 16 and K.effective_m(K.union_m(v, m)) == m // per
-    assert cols.shape == (-(-r // K.UNION_ROWS), values.shape[1]) and values.shape[1] % K.KS == 0
-    assert torch.equal(union_weight_as_read(values, meta, cols, r, k, v, m), w.float())
+    steps = values.shape[1]
+    assert values.shape == (-(-r // K.BLOCK_ROWS), steps, K.BLOCK_ROWS, 2 * K.KS) and meta.shape[:3] == values.shape[:3]
+    assert cols.shape == (-(-r // K.UNION_ROWS), steps * K.KS)
+    assert torch.equal(union_weight_as_read(*K.rows_of(values, meta, r), cols, r, k, v, m), w.float())
     parts = K.canonical_from_union_layout(values, meta, cols, (r, k), cfg)
     assert torch.equal(vs.format.unpack_parts(*parts, (r, k), cfg), w)
     union = vs.format.union_columns(vw, K.UNION_ROWS)
@@ -476,9 +514,9 @@ def test_decode_kernel_gather_stays_in_its_slice(v, m, r, k, monkeypatch, fake_s
     monkeypatch.setattr(K, "_sms", lambda i: 132)
     cfg = vs.VNMConfig(v, 2, m)
     vw = vs.pack(random_vnm(r, k, cfg, torch.bfloat16, "cpu", torch.Generator().manual_seed(1)), cfg)
-    values, _, cols = K.build_layout(vw)
-    gp = values.shape[1]
-    steps = gp // K.KS
+    cols = K.build_layout(vw)[2]
+    steps = K.layout_steps(k, m)
+    gp = steps * K.KS
     bm, _, splits, per = K.decode_plan(torch.device("cuda", 0), 1, r, steps, v, m)
     width = per * K.KS * m
     words = cols.to(torch.int64) & 0xFFFFFFFF if cols is not None else torch.full((1, gp), 0x03020100)

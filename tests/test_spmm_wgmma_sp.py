@@ -371,7 +371,7 @@ def test_layout_as_2_4_round_trip(v, m, r, k):
     parts = W.canonical_from_layout_as_2_4(values, meta, cols, (r, k), cfg)
     assert torch.equal(vs.format.unpack_parts(*parts, (r, k), cfg), w)
     values, meta, cols = spmm_mma_sp.build_as_2_4_layout(vw)  # (the mma.sp kernel's form, of which that is the image)
-    assert cols is None and values.shape[1] * 4 >= k
+    assert cols is None and values.shape[1] * W.KS * 4 >= k
     parts = spmm_mma_sp.canonical_from_as_2_4_layout(values, meta, cols, (r, k), cfg)
     assert torch.equal(vs.format.unpack_parts(*parts, (r, k), cfg), w)
 

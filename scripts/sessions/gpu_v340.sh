@@ -1,17 +1,34 @@
 #!/usr/bin/env bash
-# v340: the whole GPU suite on v339's final code with room to finish (v339's 200 s stopped at 347 of 534), memcheck
-# with the cp.async kernel's wide prefill tile forced on the prefill cases (new in sanitize_spmm.py), and on an H200
-# (the issue's card) the quick grid's `mma_sp` path (v339 ran on an H100: 0.42 / 0.52 / 0.67 / 0.90 / 1.12 / 1.71 /
-# 2.94 x cuBLAS at T >= 2048). Predicted on an H200: the same ratios within ~10% (same die; cuBLAS gains more from
-# HBM3e only where memory bound, i.e. T <= 64).
-#   OUT=$OUT bash scripts/sessions/gpu_v340.sh      (~450 s)
+# v340: the sm80 layout in blocks of 16 rows, each block's stage contiguous (A 1 KB, codes 128 B), so that every copy
+# instruction of the cp.async mma.sp kernel asks L2 for 4 whole lines: a 128 x 64 stage 320 -> 136 requests (A 128
+# -> 64, codes 128 -> 8, B 64); main loop 327 -> 302 SASS instructions, same 9 copies a thread, registers 165 -> 168.
+# v338's ncu had L2's tag requests 91% busy (sectors 55%) and whole-line B (512 -> 320) gave -9..-16% on 128 x 64.
+# Predicted: prefill -5..-15% (128 x 64 and 128 x 256), decode tiles even or better; the sectors (then ~70-80%) the
+# next bound. (1) the mma.sp GPU tests and memcheck on the new layout; (2) tile_sweep, v339's code (build/old, carried)
+# against this, alternating; (3) the quick grid's `mma_sp` path if time remains.
+#   (git archive HEAD~N src | tar -x -C build/old)   OUT=$OUT bash scripts/sessions/gpu_v340.sh      (~520 s)
 source "$(dirname "$0")/../gpu_lib.sh"
-gpu_tests 300
-mv "$OUT/gpu_tests.txt" "$OUT/tests_gpu_${CARD}_v340.txt"
+nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+gpu_tests 170 tests/test_spmm_mma_sp.py
+mv "$OUT/gpu_tests.txt" "$OUT/tests_mma_sp_${CARD}_v340.txt"
 sanitize 70; mv "$OUT/memcheck.txt" "$OUT/memcheck_${CARD}_v340.txt"
-if [ "$CARD" = h200 ]; then
-  timeout 120 python -m vnmsparse.cli bench spmm --out "$OUT" --quick --tokens 16,32,64,256,1024,2048,4096,8192 \
-    --paths mma_sp --budget-seconds 110 --tag ${CARD}_v340_mma_sp > "$OUT/log_v340.txt" 2>&1
+sweep() {  # sweep R K T PATTERN TILES...: old then new, twice
+  for rep in 1 2; do for tree in old new; do
+    src=$PWD/src; [ $tree = old ] && src=$PWD/build/old/src
+    echo "[$tree]"; PYTHONPATH=$src timeout 60 python scripts/tile_sweep.py "$@" 2>&1 | grep -v Warn
+  done; done
+}
+{ sweep 4096 4096 8192 128:2:8 128,64,64,32,4 128,256,64,64,3
+  sweep 4096 4096 8192 128:2:16 128,64,64,32,4 128,256,64,64,3
+  sweep 4096 4096 8192 2:4 128,64,64,32,4 128,256,64,64,3
+  sweep 4096 4096 8192 64:2:8 64,128,32,32,4
+  sweep 4096 4096 64 128:2:8 64,64,16,64,3 128,64,32,64,6
+  sweep 11008 4096 2048 128:2:8 128,64,64,32,4; } | tee "$OUT/tile_sweep_${CARD}_v340.txt" | grep -E "^\[|tile"
+echo "sweep ${SECONDS}s"
+left=$((560 - SECONDS))
+if [ $left -gt 60 ]; then
+  timeout $left python -m vnmsparse.cli bench spmm --out "$OUT" --quick --tokens 16,64,1024,2048,8192 \
+    --paths mma_sp --budget-seconds $((left - 15)) --tag ${CARD}_v340_mma_sp > "$OUT/log_v340.txt" 2>&1
   echo "bench exit $? ${SECONDS}s"
   sed -n '/^## Geometric/,/^## Issue/p' "$OUT/spmm_${CARD}_v340_mma_sp.md" | grep "^|" | head -24
 fi

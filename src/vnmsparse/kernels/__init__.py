@@ -20,9 +20,9 @@ KERNEL_DTYPES = (torch.float16, torch.bfloat16)
 ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT] = spmm_mma_sp.spmm_sm80
 ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_BULK] = spmm_mma_sp.spmm_sm90
 ops.CUDA_LAYOUTS[spmm_mma_sp.LAYOUT_DECODE] = spmm_mma_sp.spmm_sm90_decode
-ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_DECODE] = functools.partial(spmm_mma_sp.canonical_from_layout, bulk=True)
+ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_DECODE] = spmm_mma_sp.canonical_from_layout
 ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT] = spmm_mma_sp.canonical_from_layout
-ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_BULK] = functools.partial(spmm_mma_sp.canonical_from_layout, bulk=True)
+ops.LAYOUT_DECODERS[spmm_mma_sp.LAYOUT_BULK] = spmm_mma_sp.canonical_from_layout
 ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.spmm_sm90a
 ops.LAYOUT_DECODERS[spmm_wgmma_sp.LAYOUT] = spmm_wgmma_sp.canonical_from_layout
 ops.CUDA_LAYOUTS[spmm_wgmma_sp.LAYOUT_AS_2_4] = spmm_wgmma_sp.spmm_sm90a_as_2_4

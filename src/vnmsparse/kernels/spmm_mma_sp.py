@@ -221,8 +221,9 @@ def _padded(t: torch.Tensor, dim: int, size: int, fill: int) -> torch.Tensor:
     return torch.cat([t, t.new_full(pad_shape, fill)], dim).contiguous()
 
 
-def build_layout(vw: VNMWeight) -> tuple:
-    """(values [R, Gp, 2], meta uint8 [R, Gp/2], cols int32 [RB, Gp] or None) from canonical storage.
+def build_rows(vw: VNMWeight) -> tuple:
+    """(values [R, Gp, 2], meta uint8 [R, Gp/2], cols int32 [RB, Gp] or None) from canonical storage: the
+    row-major form that the kernel layouts block (and the wgmma.sp fragment images permute).
 
     Group count padded to a multiple of KS; without padding the canonical tensors are reused."""
     r, k = vw.shape
@@ -277,38 +278,62 @@ def read_rows(cols: torch.Tensor | None) -> torch.Tensor | None:
     return None if cols is None or not TRANSPOSE_READ_ROWS else _READ_ROWS.get(id(cols))
 
 
-def build_bulk_layout(vw: VNMWeight) -> tuple:
-    """(values_t, meta_t, cols): the sm80 layout regrouped so that each (row tile, stage) A tile and
-    its codes are contiguous, A chunks pre-swizzled as the kernel's ldmatrix reads them."""
-    values, meta, cols = build_layout(vw)
+# v340: the sm80 layout in blocks of BLOCK_ROWS rows, each block's stage contiguous (A 1 KB, codes 128 B), so that
+# each copy instruction of the cp.async kernel asks L2 for whole lines: v338's ncu found L2's request rate the bound
+# (91% busy), and row-major A and codes took 256 of a 128 x 64 stage's 320 requests (now 72). 16 rows: the
+# smallest row tile, so every tile (any bm, the union's, as 2:4 at any V) reads whole blocks.
+BLOCK_ROWS = 16
+
+
+def blocked(values: torch.Tensor, meta: torch.Tensor, bm: int) -> tuple:
+    """(values_t [RB, steps, bm, 2 KS], meta_t [RB, steps, bm, KS / 2]): row-major operands (build_rows') in blocks
+    of bm rows (padded with zero values and padding codes), each (block, stage) tile contiguous, A's 16-byte chunks
+    pre-swizzled as the kernels' ldmatrix reads them (swizzle<4>)."""
     r, gp = values.shape[0], values.shape[1]
-    bm, steps = row_tile(vw.cfg.v), gp // KS
-    tiles = -(-r // bm)
-    values = _padded(values.view(r, gp * 2), 0, tiles * bm, 0).view(tiles, bm, steps, 4, 8)
-    rows = torch.arange(bm, device=values.device).view(bm, 1)
-    chunk = torch.arange(4, device=values.device).view(1, 4) ^ ((rows // 2) & 3)  # swizzle<4>, an involution
-    values = torch.gather(values, 3, chunk.view(1, bm, 1, 4, 1).expand_as(values))
+    steps, tiles = gp // KS, -(-r // bm)
+    values = _padded(values.reshape(r, gp * 2), 0, tiles * bm, 0).view(tiles, bm, steps, 4, 8)
+    values = torch.gather(values, 3, _swizzle(bm, values.device).view(1, bm, 1, 4, 1).expand_as(values))
     values_t = values.permute(0, 2, 1, 3, 4).contiguous().view(tiles, steps, bm, 2 * KS)
     meta = _padded(meta, 0, tiles * bm, _PAD_CODE_BYTE).view(tiles, bm, steps, KS // 2)
-    return values_t, meta.permute(0, 2, 1, 3).contiguous(), cols
+    return values_t, meta.permute(0, 2, 1, 3).contiguous()
 
 
-def _unswizzle_tiles(values_t: torch.Tensor) -> torch.Tensor:
+def _swizzle(bm: int, device) -> torch.Tensor:
+    """[bm, 4]: the chunk stored at each position of each row (swizzle<4>, an involution)."""
+    return torch.arange(4, device=device).view(1, 4) ^ ((torch.arange(bm, device=device).view(bm, 1) // 2) & 3)
+
+
+def rows_of(values_t: torch.Tensor, meta_t: torch.Tensor, r: int) -> tuple:
+    """Inverse of :func:`blocked`: (values [r, Gp, 2], meta [r, Gp / 2])."""
     tiles, steps, bm, _ = values_t.shape
     v = values_t.view(tiles, steps, bm, 4, 8).permute(0, 2, 1, 3, 4)
-    rows = torch.arange(bm, device=v.device).view(bm, 1)
-    chunk = torch.arange(4, device=v.device).view(1, 4) ^ ((rows // 2) & 3)
-    return torch.gather(v, 3, chunk.view(1, bm, 1, 4, 1).expand_as(v)).reshape(tiles * bm, steps * 2 * KS)
+    v = torch.gather(v, 3, _swizzle(bm, v.device).view(1, bm, 1, 4, 1).expand_as(v))
+    values = v.reshape(tiles * bm, steps * KS, 2)[:r]
+    return values, meta_t.permute(0, 2, 1, 3).reshape(tiles * bm, steps * KS // 2)[:r]
 
 
-def canonical_from_layout(values, meta, cols, shape, cfg: VNMConfig, bulk: bool = False) -> tuple:
-    """The canonical (values, positions, columns) back from a kernel layout (for backward)."""
+def blocked_layout(rows: tuple, bm: int = BLOCK_ROWS) -> tuple:
+    """A row-major (values, meta, cols) in :func:`blocked` form."""
+    values, meta, cols = rows
+    return (*blocked(values, meta, bm), cols)
+
+
+def build_layout(vw: VNMWeight) -> tuple:
+    """The "sm80" layout (cp.async kernel): :func:`build_rows` in blocks of BLOCK_ROWS rows."""
+    return blocked_layout(build_rows(vw))
+
+
+def build_bulk_layout(vw: VNMWeight) -> tuple:
+    """The "sm90" layout (bulk-copy and decode kernels): :func:`build_rows` in blocks of the row tile of V."""
+    return blocked_layout(build_rows(vw), row_tile(vw.cfg.v))
+
+
+def canonical_from_layout(values, meta, cols, shape, cfg: VNMConfig) -> tuple:
+    """The canonical (values, positions, columns) back from a kernel layout, blocked or row-major (for backward)."""
     r, k = shape
     g = cfg.groups(k)
-    if bulk:
-        gp = values.shape[1] * KS
-        values = _unswizzle_tiles(values)[:r].view(r, gp, 2)
-        meta = meta.permute(0, 2, 1, 3).reshape(-1, gp // 2)[:r]
+    if values.dim() == 4:
+        values, meta = rows_of(values, meta, r)
     positions = meta[:, : -(-g // 2)].clone()
     if g % 2:
         positions[:, -1] &= 0x0F
@@ -331,11 +356,16 @@ def settled_build(build):
 # times the gathered form's math: it pays where the gathered form is slow (small V, small M).
 
 
-def build_as_2_4_layout(vw: VNMWeight) -> tuple:
-    """(values, meta, None): the sm80 layout of the weight packed as 2:4."""
+def as_2_4_rows(vw: VNMWeight) -> tuple:
+    """(values, meta, None): :func:`build_rows` of the weight packed as 2:4."""
     if vw.cfg.m % 4:
         raise ValueError(f"a V:2:M weight runs as 2:4 only when M % 4 == 0, got {vw.cfg}")
-    return build_layout(pack(unpack(vw), VNMConfig(vw.cfg.v, 2, 4)))
+    return build_rows(pack(unpack(vw), VNMConfig(vw.cfg.v, 2, 4)))
+
+
+def build_as_2_4_layout(vw: VNMWeight) -> tuple:
+    """(values, meta, None): the sm80 layout of the weight packed as 2:4."""
+    return blocked_layout(as_2_4_rows(vw))
 
 
 def as_2_4_layout_of(vw: VNMWeight) -> tuple:
@@ -386,8 +416,8 @@ def effective_m(m: int) -> int:
     return (m & 0xFFFF) >> (m >> 16)
 
 
-def build_union_layout(vw: VNMWeight) -> tuple:
-    """(values, meta, cols) in the sm80 layout of the union form at row blocks of UNION_ROWS (V < 64
+def union_rows(vw: VNMWeight) -> tuple:
+    """(values, meta, cols) in the row-major form (build_rows') of the union form at row blocks of UNION_ROWS (V < 64
     dividing it, 4 x 64 / V < M): values and meta of the weight restricted to its union columns, a
     2:4 weight; cols [R / 64, Gp] column words, 64 / V per group of M."""
     v, m = vw.cfg.v, vw.cfg.m
@@ -401,11 +431,16 @@ def build_union_layout(vw: VNMWeight) -> tuple:
     dense = unpack(vw)
     bits = torch.cat([_bits(dense), _bits(dense).new_zeros(r, g * m - k)], 1).view(r, g, m)  # (as bits: NaNs kept)
     compact = torch.gather(bits, 2, sel.repeat_interleave(UNION_ROWS, 0)[:r]).view(dense.dtype)
-    values, meta, _ = build_layout(pack(compact.reshape(r, g * width), VNMConfig(UNION_ROWS, 2, 4)))
+    values, meta, _ = build_rows(pack(compact.reshape(r, g * width), VNMConfig(UNION_ROWS, 2, 4)))
     words = sel.to(torch.uint8).reshape(sel.shape[0], -1).view(torch.int32)  # [R / 64, G x 64 / V]
     cols = _padded(words, 1, values.shape[1], _IDENTITY_COLUMNS)
     _note_read_rows(cols, _read_columns(sel, m), k)
     return values, meta, cols
+
+
+def build_union_layout(vw: VNMWeight) -> tuple:
+    """The sm80 layout of the union form: :func:`union_rows` in blocks."""
+    return blocked_layout(union_rows(vw))
 
 
 def union_layout_of(vw: VNMWeight) -> tuple:
@@ -413,7 +448,7 @@ def union_layout_of(vw: VNMWeight) -> tuple:
 
 
 def canonical_from_union_layout(values, meta, cols, shape, cfg: VNMConfig) -> tuple:
-    """The canonical (values, positions, columns) back from a union layout (sm80 form)."""
+    """The canonical (values, positions, columns) back from a union layout (sm80 form, blocked or row-major)."""
     r, k = shape
     g, m = cfg.groups(k), cfg.m
     per = 1 << union_shift(cfg.v, m)
@@ -587,6 +622,11 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
         raise ValueError(f"a union layout runs on the cp.async mma.sp kernel only, not tile {tile}")
     if tile.bulk != bulk or (bulk and tile.bm != row_tile(v)):
         raise ValueError(f"tile {tile} does not fit the {'sm90' if bulk else 'sm80'} layout of v={v}")
+    block = row_tile(v) if bulk else BLOCK_ROWS
+    if values.dim() != 4 or values.shape[2] != block or meta.shape[:3] != values.shape[:3]:
+        raise ValueError(f"the {'sm90' if bulk else 'sm80'} layout holds values [R / {block}, steps, {block}, "
+                         f"{2 * KS}] and meta of the same first three sizes (build_layout's), got values "
+                         f"{tuple(values.shape)}, meta {tuple(meta.shape)}")
     if -(-ntok // tile.bn) > MAX_GRID_Y:  # the grid's y holds the token tiles: run in token chunks
         chunk = MAX_GRID_Y * tile.bn
         for t0 in range(0, ntok, chunk):
@@ -594,8 +634,8 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
                   out=y[t0:t0 + chunk])
         return y.view(*x.shape[:-1], r)
     xt, ldx, ntok_load = feature_major(x2, cols)
-    gp = values.shape[1] * KS if bulk else values.shape[1]
-    steps = gp // KS
+    steps = values.shape[1]
+    gp = steps * KS
     if splits is None:
         splits = 1 if tile.producers else choose_splits(tile, ntok, r, steps, _sms(x.device.index or 0))
     if tile.producers and (splits != 1 or bulk or (cols is not None and v % tile.bm)):
@@ -947,7 +987,7 @@ def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> Non
 
 def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
     """(tile, splits) that autotune picks among the cp.async tiles fitting V (any, without column lists)."""
-    steps, sms = values.shape[1] // KS, _sms(x.device.index or 0)
+    steps, sms = values.shape[1], _sms(x.device.index or 0)
     return autotune.tile_and_splits(
         "mma_sp", x, r, k, ntok, v, m, [t for t in TILE_TABLE[False].values() if cols is None or v % t.bm == 0],
         lambda t: choose_splits(t, ntok, r, steps, sms),

@@ -155,7 +155,8 @@ TILES = (
 )
 TILE_TABLE = {(t.bm, t.bn): t for t in TILES if t.mb == 1}
 # v20's tiles, A by TMA into shared memory from the sm80 layout: kept for A/B runs (NOTES v21:
-# 0-9% slower on 2:4, 5-8% on gathered shapes).
+# 0-9% slower on 2:4, 5-8% on gathered shapes). They read its row-major form, which each call rebuilds from the
+# blocked layout (v340): their times include that copy.
 SMEM_A_TILES = (
     WgTile(128, 64, 8), WgTile(128, 128, 8), WgTile(128, 256, 5),
     WgTile(64, 64, 8), WgTile(64, 128, 5), WgTile(64, 256, 3),
@@ -565,8 +566,9 @@ def _frag(layout: tuple) -> tuple:
 
 def build_layout(vw: VNMWeight) -> tuple:
     """(afrag, mfrag, cols) for V % 64 == 0 or M = 4, else the mma.sp kernel's sm80 layout."""
-    layout = spmm_mma_sp.build_layout(vw)
-    return layout if row_tile(vw.cfg.v, vw.cfg.m) is None else _frag(layout)
+    if row_tile(vw.cfg.v, vw.cfg.m) is None:
+        return spmm_mma_sp.build_layout(vw)
+    return _frag(spmm_mma_sp.build_rows(vw))
 
 
 def layout_of(vw: VNMWeight) -> tuple:
@@ -590,7 +592,7 @@ LAYOUT_AS_2_4 = "wgmma_sp_as_2_4"
 
 
 def build_layout_as_2_4(vw: VNMWeight) -> tuple:
-    return _frag(spmm_mma_sp.build_as_2_4_layout(vw))
+    return _frag(spmm_mma_sp.as_2_4_rows(vw))
 
 
 def layout_as_2_4(vw: VNMWeight) -> tuple:
@@ -616,7 +618,7 @@ LAYOUT_UNION = "wgmma_sp_union"
 
 def layout_union(vw: VNMWeight) -> tuple:
     """(afrag, mfrag, cols) of the union layout, cached on the weight."""
-    return vw.layout(LAYOUT_UNION, spmm_mma_sp.settled_build(lambda w: _frag(spmm_mma_sp.build_union_layout(w))))
+    return vw.layout(LAYOUT_UNION, spmm_mma_sp.settled_build(lambda w: _frag(spmm_mma_sp.union_rows(w))))
 
 
 def spmm_sm90a_union(x, values, meta, cols, bias, out_features, in_features, v, m, **kw):
@@ -777,6 +779,8 @@ def _spmm_sm90a(x, values, meta, cols, bias, out_features, in_features, v, m, ti
             raise ValueError(f"tile {tile} needs V % 64 == 0, got V = {v}")
         return spmm_mma_sp.spmm_sm80(x, values, meta, cols, bias, out_features, in_features, v, m,
                                      splits=splits, out=out)
+    if values.dim() == 4:  # the sm80 layout, in blocks since v340: the SMEM_A_TILES' TMA boxes read it row-major
+        values, meta = spmm_mma_sp.rows_of(values, meta, out_features)
     k, r = in_features, out_features
     y, x2, bias, done = spmm_mma_sp.prologue(x, bias, r, k, out if yt is None else yt)
     if done is not None:

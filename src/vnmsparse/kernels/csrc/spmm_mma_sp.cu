@@ -8,18 +8,21 @@
 // cp.async straight into the B tile, and no byte of X that the math does not use is moved.
 //
 // Operand layouts (the "sm80" layout, derived from the canonical storage by padding the group
-// count G to Gp, a multiple of KS):
-//   values  [R, Gp, 2]  compressed A, row-major: a dense [R, 2*Gp] matrix, loaded like a dense A
-//   meta    [R, Gp/2]   the canonical 4-bit codes p0 | p1 << 2, two groups per byte: 16 bits of a
-//                       row are exactly the mma.sp metadata of that row for 4 groups (16 k)
+// count G to Gp, a multiple of KS, and the rows to whole blocks of BLOCK_ROWS):
+//   values  [R / BLOCK_ROWS, Gp / KS, BLOCK_ROWS, 2 * KS]  compressed A: per block of rows and pipeline step,
+//                       a [BLOCK_ROWS, 2 * KS] tile of the dense [R, 2 * Gp] matrix, its 4 16-byte chunks a row
+//                       stored swizzled as mma_stage_frags reads them (swizzle<4>): one contiguous 1 KB copy
+//   meta    [R / BLOCK_ROWS, Gp / KS, BLOCK_ROWS, KS / 2]  the canonical 4-bit codes p0 | p1 << 2, two groups
+//                       a byte: 16 bits of a row are exactly the mma.sp metadata of that row for 4 groups (16 k)
 //   cols    [RB, Gp]    the canonical 4 uint8 column offsets of a block's group as one u32
-// Padding groups have zero values, code (0, 1) and columns 0..3 (they land past K: zero-filled).
+// Padding groups and rows have zero values, code (0, 1) and columns 0..3 (they land past K: zero-filled).
 #include "common.cuh"
 
 namespace vnm {
 
 constexpr int KS = 16;         // groups per pipeline stage
 constexpr int KROWS = 4 * KS;  // gathered X^T rows (logical k) per stage: 2 mma k-steps of 32
+constexpr int BLOCK_ROWS = 16;  // rows of a block of the sm80 layout (spmm_mma_sp.BLOCK_ROWS): the smallest row tile
 
 template <typename T> struct MmaSp;
 #define VNM_MMA_SP(CTYPE, PTXTYPE)                                                                      \
@@ -175,31 +178,37 @@ __device__ __forceinline__ void zero(float (&acc)[A][B][4]) {
 }
 
 // One stage of A (the compressed values: 2*KS per row, 4 swizzled 16-byte chunks) and of the codes
-// (KS/2 bytes per row) into shared memory by cp.async. Rows past R get zero values and row R-1's
-// codes: valid ordered metadata, multiplied by zeros. Fixed trip counts and 32-bit offsets from the
-// CTA's first row, so that all but g0's part of the addresses stays out of the main loop (v337: the
-// runtime row loops and 64-bit row products of each stage were ~2/3 of that loop's instructions).
+// (KS/2 bytes per row) into shared memory by cp.async. The layout keeps each block's stage contiguous
+// (1 KB of A, 128 B of codes), so that a warp's copy instruction asks L2 for 4 whole lines: a 128-row
+// stage is 64 + 8 requests, where rows of the row-major form (v338's ncu: L2's request rate is the
+// bound) took 128 + 128. Blocks past the layout's get zero values and its last block's codes: valid
+// ordered metadata, multiplied by zeros. Fixed trip counts and 32-bit offsets from the CTA's first
+// block, so that only the step's part of each address is computed in the main loop (v337).
 template <typename T, int BM, int NT>
 __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, const u8* meta, int row0, int R,
-                                             int Gp, int g0, int tid) {
-  constexpr int A_CPR = 2 * KS * 2 / 16, A_COPIES = BM * A_CPR, C_ITERS = (BM + NT - 1) / NT;
+                                             int steps, int step, int tid) {
+  constexpr int A_CPR = 2 * KS * 2 / 16, A_CPB = BLOCK_ROWS * A_CPR, A_COPIES = BM * A_CPR;
+  constexpr int C_CPB = BLOCK_ROWS * (KS / 2) / 16, C_COPIES = BM * (KS / 2) / 16;
   static_assert(A_CPR == 4, "the A swizzle (mma_stage_frags' swizzle<4>) assumes 4 chunks per row");
-  const T* cta_values = values + static_cast<size_t>(row0) * Gp * 2 + g0 * 2;
-  const u8* cta_meta = meta + static_cast<size_t>(row0) * (Gp / 2) + g0 / 2;
-  const int rows = R - row0;  // rows of the tile inside R
+  static_assert(BM % BLOCK_ROWS == 0, "a row tile of whole layout blocks");
+  const int blk0 = row0 / BLOCK_ROWS, blocks = (R + BLOCK_ROWS - 1) / BLOCK_ROWS - blk0;  // blocks in the layout
+  const size_t at = static_cast<size_t>(blk0) * steps + step;
+  const T* cta_values = values + at * (BLOCK_ROWS * 2 * KS);
+  const u8* cta_meta = meta + at * (BLOCK_ROWS * KS / 2);
 #pragma unroll
   for (int j = 0; j < (A_COPIES + NT - 1) / NT; ++j) {
-    const int i = tid + j * NT, r = i / A_CPR, c = i % A_CPR;
+    const int i = tid + j * NT, b = i / A_CPB;
     if (A_COPIES % NT == 0 || i < A_COPIES) {
-      const bool ok = r < rows;
-      cp_async16(a + r * 2 * KS + swizzle<A_CPR>(r, c) * 8, cta_values + static_cast<u32>((ok ? r : 0) * Gp * 2 + c * 8), ok);
+      const bool ok = b < blocks;
+      cp_async16(a + i * 8, cta_values + static_cast<u32>(ok ? b * steps * (BLOCK_ROWS * 2 * KS) + (i % A_CPB) * 8 : 0), ok);
     }
   }
 #pragma unroll
-  for (int j = 0; j < C_ITERS; ++j) {
-    const int r = tid + j * NT;
-    if (BM % NT == 0 || r < BM)
-      cp_async8(codes + r * (KS / 2), cta_meta + static_cast<u32>(min(r, rows - 1) * (Gp / 2)), true);
+  for (int j = 0; j < (C_COPIES + NT - 1) / NT; ++j) {
+    const int i = tid + j * NT;
+    if (C_COPIES % NT == 0 || i < C_COPIES)
+      cp_async16(codes + i * 16, cta_meta + static_cast<u32>(min(i / C_CPB, blocks - 1) * steps * (BLOCK_ROWS * KS / 2)
+                                                             + (i % C_CPB) * 16), true);
   }
 }
 
@@ -257,7 +266,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 
   auto load_stage = [&](int buf, int step) {
     const int g0 = step * KS;
-    load_a_codes<T, BM, NT>(sA + buf * Plan::A, sM + buf * Plan::M, values, meta, row0, R, Gp, g0, tid);
+    load_a_codes<T, BM, NT>(sA + buf * Plan::A, sM + buf * Plan::M, values, meta, row0, R, total_steps, step, tid);
     T* b = sB + buf * Plan::B;
 #pragma unroll
     for (int j = 0; j < B_ITERS; ++j) {
@@ -277,11 +286,15 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // PDL launches of 4096^2 64:2:8 T = 64: 14.1 us without it in v184, 13.3-13.8 with it in v183/v185).
   if (HAS_COLS)
     for (int i = tid * 32; i < (kend - kbeg) * KS; i += NT * 32) prefetch_l2(colrow + kbeg * KS + i);
-  for (int r = tid; r < BM && row0 + r < R; r += NT) {
-    const size_t row = static_cast<size_t>(row0 + r);
-    for (int b = 0; b < min(kend - kbeg, STAGES - 1) * KS * 4; b += 128)  // 64 bytes a step
-      prefetch_l2(reinterpret_cast<const u8*>(values + (row * Gp + kbeg * KS) * 2) + b);
-    prefetch_l2(meta + row * (Gp / 2) + kbeg * KS / 2);
+  {  // the first stages of each block: A's 1 KB (8 lines) and the codes' 128 B (1 line) a step, contiguous
+    const int pre = min(kend - kbeg, STAGES - 1), blk0 = row0 / BLOCK_ROWS;
+    const int nb = min(BM / BLOCK_ROWS, (R + BLOCK_ROWS - 1) / BLOCK_ROWS - blk0);
+    for (int i = tid; i < nb * pre * 9; i += NT) {
+      const int b = i / (pre * 9), l = i % (pre * 9);
+      const size_t at = static_cast<size_t>(blk0 + b) * total_steps + kbeg;
+      prefetch_l2(l < pre * 8 ? reinterpret_cast<const u8*>(values + at * (BLOCK_ROWS * 2 * KS)) + l * 128
+                              : meta + at * (BLOCK_ROWS * KS / 2) + (l - pre * 8) * 128);
+    }
   }
   grid_dependency_wait();
 
@@ -409,7 +422,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
     for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
       const int s = it % STAGES, g0 = it * KS;
       if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
-      load_a_codes<T, BM, NP>(sA + s * Plan::A, sM + s * Plan::M, values, meta, row0, R, Gp, g0, ptid);
+      load_a_codes<T, BM, NP>(sA + s * Plan::A, sM + s * Plan::M, values, meta, row0, R, nsteps, it, ptid);
       T* b = sB + s * Plan::B;
 #pragma unroll
       for (int j = 0; j < RPT; ++j) {
@@ -454,7 +467,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 // weights' bytes need 3 us, and 54 us at T = 64, where the transpose waited on each load in turn.
 //
 // Operands in the "sm90" layout (below: each (row tile, step) A tile and its codes contiguous and
-// pre-swizzled), so a CTA's whole share of the weight is one contiguous run: with the sm80 layout
+// pre-swizzled), so a CTA's whole share of the weight is one contiguous run: with a row-major A
 // (64-byte pieces of 64 rows, 2 KB apart) the same kernel streamed ~1 TB/s (v12). Each CTA (row
 // tile of BM rows, K range of `per` steps) takes
 //   - A: one bulk copy per step (4 KB at BM = 64; GROUPED, on the fragment image: per `group`
@@ -874,10 +887,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 // slots than the Sparse Tensor Cores leave free (ncu: issue-bound at IPC 2.5); a bulk copy moves a
 // whole BN-token row of X^T, and A / metadata arrive as one pre-swizzled tile each.
 //
-// "sm90" layout (derived from the canonical storage, row tile BM):
-//   values_t [ceil(R/BM), Gp/KS, BM, 2*KS]  each stage's A tile contiguous, chunks pre-swizzled
-//   meta_t   [ceil(R/BM), Gp/KS, BM, KS/2]  each stage's codes contiguous
-//   cols     [RB, Gp]                       as in the sm80 layout
+// "sm90" layout: the sm80 layout's form in blocks of the row tile BM instead of BLOCK_ROWS, so that a
+// stage's A tile and its codes are one contiguous run each:
+//   values_t [ceil(R/BM), Gp/KS, BM, 2*KS],  meta_t [ceil(R/BM), Gp/KS, BM, KS/2],  cols [RB, Gp]
 template <int BM, int BN, int STAGES>
 struct BulkPlan {
   static constexpr int B_PITCH = BN + 8;  // elements: a 16-byte pad makes ldmatrix.trans conflict-free

@@ -3,8 +3,8 @@
 //   Y[t, r] = sum_k X[t, k] * W[r, k] (+ bias[r])
 //
 // Same contract as the cp.async mma.sp kernel (spmm_mma_sp.cu). Operands: with AREG (below, the
-// default tiles) the fragment image of spmm_wgmma_sp.build_frag_layout; without, the "sm80" layout
-// read unchanged: values [R, Gp, 2], meta [R, Gp/2] (canonical 4-bit codes). Both: cols [RB, Gp]
+// default tiles) the fragment image of spmm_wgmma_sp.build_frag_layout; without, the row-major form of
+// the "sm80" layout (spmm_mma_sp.build_rows): values [R, Gp, 2], meta [R, Gp/2] (canonical 4-bit codes). Both: cols [RB, Gp]
 // (a block's 4 column offsets per group as one u32), X row-major (TMA_X) or X^T[K, ldx].
 //
 // CTA = BM rows inside one V-row block (64 x MB rows per consumer warpgroup: BM = 128 shares one
