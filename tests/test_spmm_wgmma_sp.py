@@ -347,7 +347,7 @@ def test_fragment_image_is_what_each_thread_loads():
     cfg = vs.VNMConfig(64, 2, 8)
     vw = vs.pack(random_vnm(64, 8 * 2 * W.KS, cfg, torch.bfloat16, "cpu", gen), cfg)
     afrag, mfrag, _ = W.build_layout(vw)
-    values, meta, _ = spmm_mma_sp.build_layout(vw)
+    values, meta, _ = spmm_mma_sp.build_rows(vw)
     t = torch.arange(128)
     wc = 16 * (t // 32) + 2 * ((t % 32) // 4) + (t % 2)
     for step in range(2):
