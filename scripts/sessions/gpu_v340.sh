@@ -4,12 +4,14 @@
 # -> 64, codes 128 -> 8, B 64); main loop 327 -> 302 SASS instructions, same 9 copies a thread, registers 165 -> 168.
 # v338's ncu had L2's tag requests 91% busy (sectors 55%) and whole-line B (512 -> 320) gave -9..-16% on 128 x 64.
 # Predicted: prefill -5..-15% (128 x 64 and 128 x 256), decode tiles even or better; the sectors (then ~70-80%) the
-# next bound. (1) the mma.sp GPU tests and memcheck on the new layout; (2) tile_sweep, v339's code (build/old, carried)
+# next bound. (1) the GPU tests of the mma.sp kernels, the ops / nn / autotune ones that run them, v20's SMEM_A tiles (now given
+# the row-major form by rows_of), and memcheck; (2) tile_sweep, v339's code (build/old, carried)
 # against this, alternating; (3) the quick grid's `mma_sp` path if time remains.
 #   (git archive HEAD~N src | tar -x -C build/old)   OUT=$OUT bash scripts/sessions/gpu_v340.sh      (~520 s)
 source "$(dirname "$0")/../gpu_lib.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
-gpu_tests 170 tests/test_spmm_mma_sp.py
+gpu_tests 200 tests/test_autotune.py tests/test_nn.py tests/test_ops.py tests/test_serialization.py \
+  tests/test_spmm_mma_sp.py tests/test_spmm_wgmma_sp.py::test_every_smem_a_tile
 mv "$OUT/gpu_tests.txt" "$OUT/tests_mma_sp_${CARD}_v340.txt"
 sanitize 70; mv "$OUT/memcheck.txt" "$OUT/memcheck_${CARD}_v340.txt"
 sweep() {  # sweep R K T PATTERN TILES...: old then new, twice
