@@ -3,6 +3,7 @@
 # (2:4 and 64:2:8, 4096^2 x 8192) and the gathered wgmma.sp kernel (128:2:8): the speed-of-light,
 # warp-state and memory sections, then the per-SASS-instruction stall samples (source page, CSV).
 # Usage: OUT=$OUT bash scripts/gpu_profile.sh [name kernel-regex R K T pattern path]...   (<= 8 files in $OUT)
+# (path may carry profile_spmm.py's module switches in the same argument: "mma_sp spmm_mma_sp.WIDE_PREFILL_COST=9")
 set -uo pipefail
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 VNM_CACHE_DIR=${VNM_CACHE_DIR:-/tmp/vnmcache}
 OUT=${OUT:-/tmp/vnm_out}; mkdir -p "$OUT"
@@ -10,7 +11,7 @@ SECTIONS="--section SpeedOfLight --section WarpStateStats --section MemoryWorklo
 prof() {  # name kernel-regex args...
   local name=$1 kre=$2; shift 2
   timeout 150 ncu --clock-control none -k "regex:$kre" -c 1 $SECTIONS --section SourceCounters \
-    -o "/tmp/$name" -f python scripts/profile_spmm.py "$@" > "$OUT/$name.txt" 2>&1
+    -o "/tmp/$name" -f python scripts/profile_spmm.py $* > "$OUT/$name.txt" 2>&1
   ncu --import "/tmp/$name.ncu-rep" --print-details all >> "$OUT/$name.txt" 2>&1
   ncu --import "/tmp/$name.ncu-rep" --page source --print-source sass --csv > "/tmp/$name.src.csv" 2>&1
   python - "/tmp/$name.src.csv" "$OUT/$name.hot.txt" <<'PY'

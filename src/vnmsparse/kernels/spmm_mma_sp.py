@@ -144,6 +144,12 @@ DECODE_64_ROWS = True  # (A/B switch: False keeps the row tile of V, as before v
 # (three CTAs an SM): v338 (H100, X^T given, whole-line B copies) 4096^2 x 8192 128:2:8 410 / 445 us, 128:2:16 219 /
 # 234, 2:4 728 / 834. Counted in whole waves (8 against 11), a wave of the wide tile costs 1.25 of the narrow one's
 # (v212-v213 fitted 0.84 for the 128 x 128 / 64 x 32 tile it replaces, which whole lines left behind: 493 / 445 us).
+# v341 (H100, the blocked layout of v340, which sped the narrow tile 11-17% and the wide one 0-2%), 128:2:8, narrow
+# / wide, us: 4096^2 T = 2048 95.5 / 94.7, 8192 367.7 / 386.0; 11008 x 4096 242.1 / 301.9, 1041.5 / 1008.6; 4096 x
+# 11008 240.8 / 250.0, 1040.0 / 991.2; 1024 x 4096 26.4 / 47.3, 94.5 / 93.6. A wide wave now costs 1.29-1.56 narrow
+# ones by shape (K and how full the last waves are move it), and no constant picks all eight:
+# 1.2-1.3 cost +0.9% over the best pick in sum (4096^2 T = 8192 +5%, 4096 x 11008 T = 2048 +4%), 1.4 +3.0%, never
+# wide +2.7%: 1.25 stays.
 WIDE_PREFILL_COST = 1.25
 
 
@@ -281,7 +287,9 @@ def read_rows(cols: torch.Tensor | None) -> torch.Tensor | None:
 # v340: the sm80 layout in blocks of BLOCK_ROWS rows, each block's stage contiguous (A 1 KB, codes 128 B), so that
 # each copy instruction of the cp.async kernel asks L2 for whole lines: v338's ncu found L2's request rate the bound
 # (91% busy), and row-major A and codes took 256 of a 128 x 64 stage's 320 requests (now 72). 16 rows: the
-# smallest row tile, so every tile (any bm, the union's, as 2:4 at any V) reads whole blocks.
+# smallest row tile, so every tile (any bm, the union's, as 2:4 at any V) reads whole blocks. H100, X^T given, us,
+# row-major -> blocked: 4096^2 x 8192 128 x 64 tile 128:2:8 421 -> 368, 128:2:16 224 -> 200, 2:4 846 -> 697; 128 x
+# 256 tile 0-2% faster; 11008 x 4096 x 2048 291 -> 249; 64:2:8 64 x 128 -3%; T = 64 decode tiles -7%.
 BLOCK_ROWS = 16
 
 
