@@ -181,6 +181,12 @@ def test_blocked_layouts_as_the_kernels_read_them(v, m, r, k):
                 assert torch.equal(codes, padded_codes[row0:row0 + tile_rows, s * K.KS // 2:(s + 1) * K.KS // 2])
         parts = ops.LAYOUT_DECODERS[name](values, meta, cols_l, (r, k), cfg)
         assert torch.equal(vs.format.unpack_parts(*parts, (r, k), cfg), vs.unpack(vw))
+    x = torch.randn(3, k).bfloat16()
+    for launch, layout in ((K.spmm_sm80, K.build_rows(vw)), (K.spmm_sm80, K.build_bulk_layout(vw) if v > 16 else None),
+                           (K.spmm_sm90, K.build_layout(vw) if v > 16 else None)):
+        if layout is not None:  # (a layout of other blocks, or none: a clear error before any launch)
+            with pytest.raises(ValueError, match="layout holds values"):
+                launch(x, *layout, None, r, k, v, m)
 
 
 def union_weight_as_read(values, meta, cols, r, k, v, m):

@@ -613,6 +613,11 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     """``tile``, ``splits`` and ``out`` (a contiguous [T, R] buffer) exist for tests and tuning;
     ``decode`` asks for the one-launch decode kernel where it applies (bulk layout)."""
     k, r = in_features, out_features
+    block = row_tile(v) if bulk else BLOCK_ROWS
+    if values.dim() != 4 or values.shape[2] != block or meta.shape[:3] != values.shape[:3]:
+        raise ValueError(f"the {'sm90' if bulk else 'sm80'} layout holds values [R / {block}, steps, {block}, "
+                         f"{2 * KS}] and meta of the same first three sizes (build_layout's), got values "
+                         f"{tuple(values.shape)}, meta {tuple(meta.shape)}")
     y, x2, bias, done = prologue(x, bias, r, k, out)
     if done is not None:
         return done
@@ -630,11 +635,6 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
         raise ValueError(f"a union layout runs on the cp.async mma.sp kernel only, not tile {tile}")
     if tile.bulk != bulk or (bulk and tile.bm != row_tile(v)):
         raise ValueError(f"tile {tile} does not fit the {'sm90' if bulk else 'sm80'} layout of v={v}")
-    block = row_tile(v) if bulk else BLOCK_ROWS
-    if values.dim() != 4 or values.shape[2] != block or meta.shape[:3] != values.shape[:3]:
-        raise ValueError(f"the {'sm90' if bulk else 'sm80'} layout holds values [R / {block}, steps, {block}, "
-                         f"{2 * KS}] and meta of the same first three sizes (build_layout's), got values "
-                         f"{tuple(values.shape)}, meta {tuple(meta.shape)}")
     if -(-ntok // tile.bn) > MAX_GRID_Y:  # the grid's y holds the token tiles: run in token chunks
         chunk = MAX_GRID_Y * tile.bn
         for t0 in range(0, ntok, chunk):
