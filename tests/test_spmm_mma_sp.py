@@ -181,6 +181,9 @@ def test_blocked_layouts_as_the_kernels_read_them(v, m, r, k):
                 assert torch.equal(codes, padded_codes[row0:row0 + tile_rows, s * K.KS // 2:(s + 1) * K.KS // 2])
         parts = ops.LAYOUT_DECODERS[name](values, meta, cols_l, (r, k), cfg)
         assert torch.equal(vs.format.unpack_parts(*parts, (r, k), cfg), vs.unpack(vw))
+    # where the row tile of V is BLOCK_ROWS the two layouts are the same tensors, cached once
+    assert (K.layout_of(vw, True)[0] is K.layout_of(vw)[0]) == (K.row_tile(v) == K.BLOCK_ROWS)
+    assert (K.LAYOUT_BULK in vw._layouts) == (K.row_tile(v) != K.BLOCK_ROWS)
     x = torch.randn(3, k).bfloat16()
     for launch, layout in ((K.spmm_sm80, K.build_rows(vw)), (K.spmm_sm80, K.build_bulk_layout(vw) if v > 16 else None),
                            (K.spmm_sm90, K.build_layout(vw) if v > 16 else None)):

@@ -350,7 +350,11 @@ def canonical_from_layout(values, meta, cols, shape, cfg: VNMConfig) -> tuple:
 
 
 def layout_of(vw: VNMWeight, bulk: bool = False) -> tuple:
-    return vw.layout(LAYOUT_BULK, settled_build(build_bulk_layout)) if bulk else vw.layout(LAYOUT, settled_build(build_layout))
+    """The sm80 layout, or (``bulk``) the sm90 one, cached on the weight; where the row tile of V is BLOCK_ROWS (V
+    an odd multiple of 16) the two are the same tensors, held once (a model's prefill and decode share them)."""
+    if bulk and row_tile(vw.cfg.v) != BLOCK_ROWS:
+        return vw.layout(LAYOUT_BULK, settled_build(build_bulk_layout))
+    return vw.layout(LAYOUT, settled_build(build_layout))
 
 
 def settled_build(build):
@@ -906,7 +910,8 @@ def preferred_decode_plan(device: torch.device, ntok: int, rows: int, k: int, v:
     meets (T x m <= 2 DECODE_MAX_X_PER_W BM), and a plan (no fallback to the slower bulk kernel);
     ``image``: on the fragment image (V % 64 == 0, v52). VNM_DECODE=0 turns the route off. For
     V % 64 != 0 the kernel reads its own weight image (the "sm90" layout, the compact bytes once
-    more), which a model that also runs prefill holds beside the sm80 one. ``bm``: as decode_plan's."""
+    more), which a model that also runs prefill holds beside the sm80 one (but where the row tile of V is
+    BLOCK_ROWS: there they are one, layout_of). ``bm``: as decode_plan's."""
     limit = DECODE_FEW_ROWS_MAX_TOKENS if m >= 8 and rows <= DECODE_FEW_ROWS else DECODE_DEFAULT_MAX_TOKENS
     if not 1 <= ntok <= limit or ntok * m > DECODE_MAX_X_PER_W * 2 * (bm or row_tile(v)):
         return None
