@@ -12,4 +12,5 @@ warm > /dev/null
   timeout 40 python scripts/tile_sweep.py $s $t $p 128,64,64,32,4 128,256,64,64,3 2>&1 | grep -v Warn
 done; done; done; } > "$OUT/tile_sweep_${CARD}_v343.txt"
 grep -c tile "$OUT/tile_sweep_${CARD}_v343.txt"
+python scripts/wave_fit.py "$OUT/tile_sweep_${CARD}_v343.txt" | tee "$OUT/wave_fit_${CARD}_v343.txt"
 echo "total ${SECONDS}s"
