@@ -75,13 +75,11 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     # rule never picks
     wide = K.TILE_TABLE[False][(128, "prefill_wide")]
     wide = wide if t > 64 and (cfg.m == 4 or cfg.v % wide.bm == 0) and K.union_shift(cfg.v, cfg.m) is None else None
+    if wide is not None and (ARGS.cp_async_only or not ONLY):
+        check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=wide, splits=splits), f"cp.async {wide}")
     if ARGS.cp_async_only:
         check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} cp.async")
-        if wide is not None:
-            check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=wide, splits=splits), f"cp.async {wide}")
         continue
-    if wide is not None and not ONLY:
-        check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=wide, splits=splits), f"cp.async {wide}")
     if K.union_shift(cfg.v, cfg.m) is not None and not ONLY:  # the union layout on both kernels (v271)
         check(K.spmm_sm80_union(x, *K.union_layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} union")
         if W.supported(torch.device("cuda"))[0]:

@@ -61,9 +61,8 @@ def main() -> None:
     for c in cs:
         c["steps"] = K.layout_steps(c["k"], VNMConfig.parse(c["pattern"]).m)
     print(f"{len(cs)} cells; never wide {100 * score(cs, [False] * len(cs)):+.1f}%")
-    rules = {f"c = {c0:.2f}": (lambda c, c0=c0: c0) for c0 in [1.0 + 0.05 * i for i in range(13)]}
-    for c0, c1 in itertools.product([0.9 + 0.05 * i for i in range(13)], [0, 2, 4, 8, 16, 32]):
-        rules[f"c = {c0:.2f} + {c1} / steps"] = lambda c, c0=c0, c1=c1: c0 + c1 / c["steps"]
+    rules = {f"c = {c0:.2f}" + (f" + {c1} / steps" if c1 else ""): (lambda c, c0=c0, c1=c1: c0 + c1 / c["steps"])
+             for c0, c1 in itertools.product([0.9 + 0.05 * i for i in range(15)], [0, 2, 4, 8, 16, 32])}
     scored = sorted((score(cs, picks(cs, rule, sms, whole)), name + ("" if whole else ", fractional waves"), rule, whole)
                     for name, rule in rules.items() for whole in (True, False))
     for s, name, _, _ in scored[:8]:
