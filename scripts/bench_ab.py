@@ -5,8 +5,9 @@ captures the choice), timed in the same turns as every other path (GPU).
   python scripts/bench_ab.py --path "auto_before:spmm_wgmma_sp.DECODE_OVER_NARROW={64: (0, 0, None), 128: (0, 0, None)}" \
       -- bench spmm --quick --tokens 1,4,8 --paths auto,auto_before --out $OUT
 
-Each --path is NAME:MODULE.ATTR=LITERAL[;MODULE.ATTR=LITERAL...], MODULE one of vnmsparse.kernels' modules; a NAME
-ending in _xt times the switched `auto` on X stored feature-major, as `auto_xt`.
+Each --path is NAME[@BASE]:MODULE.ATTR=LITERAL[;MODULE.ATTR=LITERAL...], MODULE one of vnmsparse.kernels' modules;
+BASE the path switched (default `auto`), e.g. "mma_sp_before@mma_sp:spmm_mma_sp.XROW_2_4=False"; a NAME ending in
+_xt times the switched path on X stored feature-major, as `auto_xt`.
 """
 import argparse
 import ast
@@ -44,7 +45,7 @@ def parse(spec):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--path", action="append", default=[], help="NAME:MODULE.ATTR=LITERAL[;...]")
+    ap.add_argument("--path", action="append", default=[], help="NAME[@BASE]:MODULE.ATTR=LITERAL[;...]")
     ap.add_argument("rest", nargs=argparse.REMAINDER, help="-- then the vnmsparse command line")
     args = ap.parse_args()
     extra = [parse(spec) for spec in args.path]
@@ -52,8 +53,11 @@ def main():
 
     def vnm_paths(device):
         paths, note = original(device)
-        for name, settings in extra:
-            paths[name] = switched(paths["auto"], settings)
+        for spec, settings in extra:
+            name, _, base = spec.partition("@")
+            if (base or "auto") not in paths:
+                raise SystemExit(f"--path {spec}: no path {base!r} on this device (have {', '.join(paths)})")
+            paths[name] = switched(paths[base or "auto"], settings)
             if name.endswith("_xt"):
                 paths[name] = bench._on_feature_major(paths[name])
         return paths, note

@@ -244,6 +244,58 @@ def test_union_layout_applies_where_it_gathers_less_than_the_window():
         vs.format.union_columns(vw, 96)
 
 
+def test_plain_2_4_reads_row_major_x_where_rows_allow():
+    """reads_rows: plain 2:4 (m == 4, no column lists) on a row-major X of 16-byte aligned rows (K % 8 == 0, a
+    pitch of whole 8 elements, a 16-byte aligned start); never a gathered or union form, nor a feature-major X
+    (read as X^T as it is), nor with XROW_2_4 off."""
+    x = torch.zeros(300, 1040, dtype=torch.bfloat16)
+    assert K.reads_rows(x[:, :1024], None, 4)
+    assert K.reads_rows(x[:1, :1024], None, 4)
+    assert not K.reads_rows(x[:, :1024], torch.zeros(1, 1, dtype=torch.int32), 4)  # gathered
+    assert not K.reads_rows(x[:, :1024], None, 8) and not K.reads_rows(x[:, :1024], None, 4 | 1 << 16)
+    assert not K.reads_rows(x[:, :1020], None, 4)  # K % 8
+    assert not K.reads_rows(x.view(-1)[:299 * 1036].view(299, 1036)[:, :1032], None, 4)  # pitch 1036
+    assert not K.reads_rows(x.view(-1)[1:1 + 1024 * 64].view(64, 1024), None, 4)  # 2-byte aligned start
+    assert not K.reads_rows(x[:, :1024].t().contiguous().t(), None, 4) and not K.reads_rows(x.t(), None, 4)
+    assert K.TILE_TABLE[False][(128, "prefill")].name(torch.bfloat16, False, False, True).endswith(", true>")
+    for tile, cols in ((K.TILE_TABLE[False][(128, "prefill")], True), (K.TILE_TABLE[True][(128, "prefill")], False),
+                       (K.WS_TILES[128], False)):
+        with pytest.raises(ValueError, match="row-major X"):
+            tile.name(torch.bfloat16, cols, False, True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("tile", list(K.TILE_TABLE[False].values()), ids=str)
+def test_row_major_x_on_every_cp_async_tile(tile, monkeypatch):
+    """Plain 2:4 on a row-major X runs without a transpose on every cp.async tile, unsplit and split: ragged T and
+    R, a partial last stage of K, rows strided past K; X that the kernel cannot read so (K % 8 != 0, a start not
+    16-byte aligned) is transposed as before. Against fp32, outputs poisoned, fresh random inputs."""
+    transposes = []
+    real = K.feature_major
+    monkeypatch.setattr(K, "feature_major", lambda *a, **kw: transposes.append(1) or real(*a, **kw))
+    gen = torch.Generator().manual_seed(tile.bm * 1000 + tile.bn)
+    cases = ((260, 520, 33, None, 8, 0, True), (130, 1024, 300, 3, 0, 0, True), (64, 136, 1, None, 16, 0, True),
+             (200, 4104, 129, 2, 0, 0, True), (100, 522, 40, None, 0, 0, False), (100, 528, 40, None, 0, 1, False))
+    for i, (r, k, t, splits, extra, offset, rows) in enumerate(cases):
+        dtype = (torch.bfloat16, torch.float16)[i % 2]
+        cfg = vs.VNMConfig(64, 2, 4)
+        w = random_vnm(r, k, cfg, dtype, "cuda", gen)
+        pitch = k + extra
+        buf = torch.randn(t * pitch + offset, generator=gen).to(dtype).cuda()
+        x = buf[offset:].view(t, pitch)[:, :k]
+        b = torch.randn(r, generator=gen).to(dtype).cuda()
+        out = torch.full((t, r), float("nan"), dtype=dtype, device="cuda")
+        assert K.reads_rows(x, None, 4) == rows
+        transposes.clear()
+        y = K.spmm_sm80(x, *K.layout_of(vs.pack(w, cfg)), b, r, k, 64, 4, tile=tile, splits=splits, out=out)
+        torch.cuda.synchronize()
+        assert bool(transposes) != rows
+        ref = x.float() @ w.float().t() + b.float()
+        assert not torch.isnan(y).any(), f"unwritten outputs: {tile} R={r} K={k} T={t} splits={splits}"
+        err = ((y.float() - ref).norm() / ref.norm()).item()
+        assert err < 1e-2, f"rel err {err:.3e}: {tile} R={r} K={k} T={t} splits={splits} pitch={pitch}"
+
+
 @pytest.mark.parametrize("lines", [False, True])
 def test_xt_pitch(monkeypatch, lines):
     """X^T's row pitch: whole 16-byte rows, with XT_PITCH_LINES whole 128-byte lines past 64 tokens

@@ -74,13 +74,17 @@ class TileConfig:
         kind = "bulk" if self.bulk else f"ws{self.producers}p" if self.producers else "sm80"
         return f"{kind}{self.bm}x{self.bn}w{self.wm}x{self.wn}s{self.stages}"
 
-    def name(self, dtype: torch.dtype, has_cols: bool, split: bool) -> str:
+    def name(self, dtype: torch.dtype, has_cols: bool, split: bool, xrow: bool = False) -> str:
+        """``xrow``: the cp.async kernel reading a row-major X (plain 2:4, no column lists; :func:`reads_rows`)."""
+        if xrow and (self.bulk or self.producers or has_cols):
+            raise ValueError(f"only the cp.async tiles read a row-major X, and only without column lists, not {self}")
         if self.producers:
             if split:
                 raise ValueError(f"the warp-specialised tile {self} has no split-K variant")
             args = (_CTYPE[dtype], self.bm, self.bn, self.wm, self.wn, self.stages, self.producers, _b(has_cols))
             return "vnm::spmm_mma_sp_ws<" + ", ".join(str(a) for a in args) + ">"
-        args = (_CTYPE[dtype], self.bm, self.bn, self.wm, self.wn, self.stages, _b(has_cols), _b(split))
+        args = (_CTYPE[dtype], self.bm, self.bn, self.wm, self.wn, self.stages, _b(has_cols), _b(split)) + (
+            ("true",) if xrow else ())
         kernel = "spmm_mma_sp_bulk" if self.bulk else "spmm_mma_sp"
         return f"vnm::{kernel}<" + ", ".join(str(a) for a in args) + ">"
 
@@ -497,6 +501,18 @@ def _kernel(name: str, params: tuple = _PARAMS):
     return jit.get_kernel(SOURCE, name, params=params, defines=DEFINES)
 
 
+# v343: plain 2:4 (m == 4, nothing gathered) reads a row-major X as it is, B staged as token rows: no transpose
+# launch, no 4 T K bytes of it through DRAM (v340, H100: ~45 us of the 2:4 path's ~765 at 4096^2 x 8192).
+XROW_2_4 = True  # (A/B switch: False transposes X as for the gathered forms)
+
+
+def reads_rows(x2: torch.Tensor, cols: torch.Tensor | None, m: int) -> bool:
+    """Whether the cp.async kernel reads x2 [T, K] row-major as it is: plain 2:4 (m == 4, no column lists) on a
+    row-major x2 whose rows are 16-byte aligned runs (K % 8 == 0); a feature-major x2 is read as X^T instead."""
+    return (XROW_2_4 and cols is None and m == 4 and not is_feature_major(x2) and x2.stride(1) == 1
+            and x2.shape[1] % 8 == 0 and x2.stride(0) % 8 == 0 and x2.data_ptr() % 16 == 0)
+
+
 def is_feature_major(x2: torch.Tensor) -> bool:
     """Whether the gather reads x2 [T, K] as it is: a token-contiguous view with 16-byte rows."""
     return x2.stride(0) == 1 and x2.shape[0] % 8 == 0 and x2.stride(1) % 8 == 0 and x2.data_ptr() % 16 == 0
@@ -645,7 +661,8 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
             _spmm(x2[t0:t0 + chunk], values, meta, cols, bias, r, k, v, m, bulk=bulk, tile=tile, splits=splits,
                   out=y[t0:t0 + chunk])
         return y.view(*x.shape[:-1], r)
-    xt, ldx, ntok_load = feature_major(x2, cols)
+    xrow = not bulk and not tile.producers and reads_rows(x2, cols, m)
+    xt, ldx, ntok_load = (x2, x2.stride(0), ntok) if xrow else feature_major(x2, cols)
     steps = values.shape[1]
     gp = steps * KS
     if splits is None:
@@ -656,7 +673,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     per_split = -(-steps // splits)
     splits = -(-steps // per_split)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
-    name = tile.name(x.dtype, cols is not None, splits > 1)
+    name = tile.name(x.dtype, cols is not None, splits > 1, xrow)
     grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
     _kernel(name).launch(
         grid, (tile.threads, 1, 1),
@@ -1011,6 +1028,7 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
 def name_expressions(dtype: torch.dtype) -> list[str]:
     """Every kernel of this file for one dtype (what the compile-everything test builds)."""
     names = [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in (False, True)]
+    names += [t.name(dtype, False, s, True) for t in TILE_TABLE[False].values() for s in (False, True)]
     names += [t.name(dtype, c, False) for t in WS_TILES.values() for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64) for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c, True, g) for bm in (128, 64) for bn in (8, 16, 32, 64) for c in (True, False)

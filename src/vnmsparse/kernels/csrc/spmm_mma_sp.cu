@@ -215,7 +215,11 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
 // Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
 // Without SPLIT the CTA writes y (bias fused); with SPLIT it writes fp32 partial sums
 // partial[z][t][r] and splitk_reduce finishes.
-template <typename T, int BM, int BN, int WM, int WN, int STAGES, bool HAS_COLS, bool SPLIT>
+// XROW (plain 2:4 only: m == 4, no column lists): `xt` is X itself, row-major with row stride ldx, K % 8 == 0.
+// Nothing is gathered there, so B is staged as [BN tokens][KROWS k] rows (X's own 128-byte runs) and read by
+// ldmatrix without .trans: the call needs no transpose of X (4 T K bytes through DRAM, v340: ~45 us of the 2:4
+// path's ~765 at 4096^2 x 8192 on an H100).
+template <typename T, int BM, int BN, int WM, int WN, int STAGES, bool HAS_COLS, bool SPLIT, bool XROW = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     spmm_mma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                 const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
@@ -224,13 +228,14 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   constexpr int WARPS_N = BN / WN;
   constexpr int NT = (BM / WM) * WARPS_N * 32;
   constexpr int MT = WM / 16, NTILES = WN / 8;
-  constexpr int B_CPR = BN / 8;
+  constexpr int B_CPR = (XROW ? KROWS : BN) / 8;  // 16-byte chunks a staged B row (a k-row of X^T, or a token of X)
   // B copies: one thread per 16-byte chunk of a gathered row, so that a warp's copy instruction asks L2 for whole
   // 128-byte lines. v338 (H100, ncu): with TPR = 2 threads a row, each copying 4 chunks, L2's tag
   // requests were 91% busy (sectors 55%); whole lines cut a 128 x 64 stage's requests 512 -> 320 and the prefill's
   // time 9-27% (4096^2 x 8192: 128:2:8 497 -> 445 us, 2:4 991 -> 834), once v337 had made each copy's address cheap
   // (v20's whole lines had lost 10-30% to that address math).
-  constexpr int B_TASKS = KROWS * B_CPR;
+  constexpr int B_TASKS = KROWS * BN / 8;
+  static_assert(!(XROW && HAS_COLS), "X row-major is read only where nothing is gathered (plain 2:4)");
   constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
   using Plan = SmemPlan<BM, BN, STAGES>;
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
@@ -271,7 +276,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 #pragma unroll
     for (int j = 0; j < B_ITERS; ++j) {
       const int i = tid + j * NT;
-      if (B_TASKS % NT == 0 || i < B_TASKS) {
+      if (!(B_TASKS % NT == 0 || i < B_TASKS)) continue;
+      if constexpr (XROW) {
+        const int t = i / B_CPR, c = i % B_CPR, k = g0 * 4 + c * 8;  // (m == 4: group g holds columns 4 g ..)
+        const bool ok = k < K && tok0 + t < ntok_load;
+        cp_async16(b + t * KROWS + swizzle<B_CPR>(t, c) * 8, ok ? xt + static_cast<size_t>(tok0 + t) * ldx + k : xt, ok);
+      } else {
         const int kr = i / B_CPR, c = i % B_CPR;
         const int k = ((g0 + kr / 4) >> gshift) * m + static_cast<int>((colw[j] >> (8 * (kr & 3))) & 0xffu);
         const bool ok = k < K && tok0 + c * 8 < ntok_load;
@@ -321,7 +331,15 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     }
     cp_async_commit();
     const int buf = (step - kbeg) % STAGES;
-    mma_stage<T, WM, WN, BN, BN, true>(acc, sA + buf * Plan::A, sB + buf * Plan::B, sM + buf * Plan::M, wm, wn, lane);
+    if constexpr (XROW) {  // B rows are tokens: ldmatrix's 8 x 8 matrix j of k-step s is k 32 s + 8 j .., its rows tokens
+      const T* b = sB + buf * Plan::B;
+      mma_stage_frags<T, WM, WN>(acc, sA + buf * Plan::A, sM + buf * Plan::M, wm, lane, [&](int s, int ni, u32 (&bf)[4]) {
+        const int t = wn * WN + ni * 8 + (lane & 7), c = 4 * s + (lane >> 3);
+        ldmatrix_x4(bf, b + t * KROWS + swizzle<B_CPR>(t, c) * 8);
+      });
+    } else {
+      mma_stage<T, WM, WN, BN, BN, true>(acc, sA + buf * Plan::A, sB + buf * Plan::B, sM + buf * Plan::M, wm, wn, lane);
+    }
   }
   cp_async_wait<0>();
   __syncthreads();
@@ -365,7 +383,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
   constexpr int NCW = (BM / WM) * WARPS_N;  // consumer warps
   constexpr int NC = NCW * 32, NP = PW * 32;
   constexpr int MT = WM / 16, NTILES = WN / 8;
-  constexpr int B_CPR = BN / 8;                           // 16-byte chunks per gathered row
+  constexpr int B_CPR = (XROW ? KROWS : BN) / 8;  // 16-byte chunks a staged B row (a k-row of X^T, or a token of X)                           // 16-byte chunks per gathered row
   // One producer thread per 16-byte chunk of a gathered row: a warp's copy covers whole 128-byte
   // lines (v20; the 64 x 256 tile ran 26% faster than with two threads per row, 128 x 128 -4%/+4%).
   constexpr int TPR = B_CPR;                              // producer threads per gathered row
