@@ -383,7 +383,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
   constexpr int NCW = (BM / WM) * WARPS_N;  // consumer warps
   constexpr int NC = NCW * 32, NP = PW * 32;
   constexpr int MT = WM / 16, NTILES = WN / 8;
-  constexpr int B_CPR = (XROW ? KROWS : BN) / 8;  // 16-byte chunks a staged B row (a k-row of X^T, or a token of X)                           // 16-byte chunks per gathered row
+  constexpr int B_CPR = BN / 8;                           // 16-byte chunks per gathered row
   // One producer thread per 16-byte chunk of a gathered row: a warp's copy covers whole 128-byte
   // lines (v20; the 64 x 256 tile ran 26% faster than with two threads per row, 128 x 128 -4%/+4%).
   constexpr int TPR = B_CPR;                              // producer threads per gathered row
