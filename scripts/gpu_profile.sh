@@ -35,7 +35,7 @@ PY
   grep -E "Duration|SM Frequency|Throughput|Warp Cycles Per Issued|Eligible|Issued Warp" "$OUT/$name.txt" | head -12
 }
 if [ $# -gt 0 ]; then  # name kernel-regex R K T pattern path, repeated
-  while [ $# -ge 7 ]; do prof "$@"; shift 7; done
+  while [ $# -ge 7 ]; do prof "${@:1:7}"; shift 7; done
 else
   prof mma_sp_2to4 "spmm_mma_sp" 4096 4096 8192 2:4 mma_sp
   prof mma_sp_64_2_8 "spmm_mma_sp" 4096 4096 8192 64:2:8 mma_sp
