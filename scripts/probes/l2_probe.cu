@@ -1,0 +1,44 @@
+// L2 -> SM read bandwidth, nothing else (v345): every CTA strides over an L2-resident buffer, no math.
+//   mode 0: ld.global.cg.v4 into registers (U independent loads a thread in flight)
+//   mode 1: cp.async.cg 16 B into shared memory, U copies a thread a group, then wait (the cp.async kernels' copy)
+// scripts/l2_probe.py drives it; the question is the ceiling the gathered prefill's B and A traffic meets.
+#include "common.cuh"  // (the package's csrc/: jit resolves includes there too)
+using namespace vnm;
+
+template <int U>
+__device__ __forceinline__ void pass_loads(const uint4* buf, long long n16, long long first, long long stride, u32& acc) {
+  for (long long i = first; i + (U - 1) * stride < n16; i += U * stride) {
+    uint4 v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w) : "l"(buf + i + u * stride));
+#pragma unroll
+    for (int u = 0; u < U; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+  }
+}
+
+template <int U>
+__device__ __forceinline__ void pass_copies(const uint4* buf, long long n16, long long first, long long stride,
+                                            uint4* slots) {
+  for (long long i = first; i + (U - 1) * stride < n16; i += U * stride) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) cp_async16(slots + u * blockDim.x, buf + i + u * stride, true);
+    cp_async_commit();
+    cp_async_wait<0>();
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(1024) l2_probe(const uint4* buf, long long n16, int iters, int mode,
+                                                            u32* sink) {
+  extern __shared__ __align__(16) uint4 slots[];
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  u32 acc = 0;
+  for (int it = 0; it < iters; ++it) {
+    if (mode == 0) pass_loads<8>(buf, n16, first, stride, acc);
+    else pass_copies<8>(buf, n16, first, stride, slots + threadIdx.x);
+  }
+  if (mode == 1) acc = reinterpret_cast<const u32*>(slots + threadIdx.x)[0];
+  if (acc == 0x9e3779b9u) sink[0] = acc;  // (keeps the loads)
+}
