@@ -5,14 +5,17 @@
 #include "common.cuh"  // (the package's csrc/: jit resolves includes there too)
 using namespace vnm;
 
+// A pass: every thread U * rounds chunks, rounds * U * stride of them in all, wrapped over the buffer (n16 a power of two)
 template <int U>
 __device__ __forceinline__ void pass_loads(const uint4* buf, long long n16, long long first, long long stride, u32& acc) {
-  for (long long i = first; i + (U - 1) * stride < n16; i += U * stride) {
+  const long long rounds = (n16 + U * stride - 1) / (U * stride);
+  for (long long r = 0; r < rounds; ++r) {
     uint4 v[U];
 #pragma unroll
     for (int u = 0; u < U; ++u)
       asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-                   : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w) : "l"(buf + i + u * stride));
+                   : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w)
+                   : "l"(buf + ((first + (r * U + u) * stride) & (n16 - 1))));
 #pragma unroll
     for (int u = 0; u < U; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
   }
@@ -21,9 +24,10 @@ __device__ __forceinline__ void pass_loads(const uint4* buf, long long n16, long
 template <int U>
 __device__ __forceinline__ void pass_copies(const uint4* buf, long long n16, long long first, long long stride,
                                             uint4* slots) {
-  for (long long i = first; i + (U - 1) * stride < n16; i += U * stride) {
+  const long long rounds = (n16 + U * stride - 1) / (U * stride);
+  for (long long r = 0; r < rounds; ++r) {
 #pragma unroll
-    for (int u = 0; u < U; ++u) cp_async16(slots + u * blockDim.x, buf + i + u * stride, true);
+    for (int u = 0; u < U; ++u) cp_async16(slots + u * blockDim.x, buf + ((first + (r * U + u) * stride) & (n16 - 1)), true);
     cp_async_commit();
     cp_async_wait<0>();
   }
