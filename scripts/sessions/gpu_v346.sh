@@ -23,7 +23,7 @@ sweep() {  # sweep R K T PATTERN TILES...: knob off then on, twice
   sweep 4096 4096 64 128:2:8 VNM_EARLY_FRAGS=0 64,64,16,64,3 128,64,32,64,6 VNM_EARLY_FRAGS=1 64,64,16,64,3 128,64,32,64,6; } \
   | tee "$OUT/tile_sweep_${CARD}_v346.txt" | grep -E "tile|EARLY|dense"
 echo "sweep ${SECONDS}s"
-left=$((380 - SECONDS))
+left=$((300 - SECONDS))
 if [ $left -gt 60 ]; then
   timeout $left python scripts/bench_ab.py --path "mma_sp_late@mma_sp:spmm_mma_sp.DEFINES={'VNM_EARLY_FRAGS': 0}" -- \
     bench spmm --quick --patterns 2:4,128:2:8 --tokens 16,64,2048,8192 --paths mma_sp,mma_sp_late \
