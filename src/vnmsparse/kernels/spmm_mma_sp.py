@@ -501,8 +501,10 @@ def _kernel(name: str, params: tuple = _PARAMS):
     return jit.get_kernel(SOURCE, name, params=params, defines=DEFINES)
 
 
-# v343: plain 2:4 (m == 4, nothing gathered) reads a row-major X as it is, B staged as token rows: no transpose
-# launch, no 4 T K bytes of it through DRAM (v340, H100: ~45 us of the 2:4 path's ~765 at 4096^2 x 8192).
+# v344: plain 2:4 (m == 4, nothing gathered) reads a row-major X as it is, B staged as token rows: no transpose
+# launch, no 4 T K bytes of it through DRAM. H100, `mma_sp` row-major / transposed, us: 4096^2 T = 8192 650 / 762,
+# T = 64 14.0 / 18.9; 11008 x 4096 T = 8192 1766 / 2008; 1024 x 4096 T = 8192 160 / 220 (spmm_h100_v344_xrow.md:
+# x cuBLAS T >= 2048 0.46 -> 0.56, T <= 64 1.13 -> 1.35).
 XROW_2_4 = True  # (A/B switch: False transposes X as for the gathered forms)
 
 

@@ -217,8 +217,8 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
 // partial[z][t][r] and splitk_reduce finishes.
 // XROW (plain 2:4 only: m == 4, no column lists): `xt` is X itself, row-major with row stride ldx, K % 8 == 0.
 // Nothing is gathered there, so B is staged as [BN tokens][KROWS k] rows (X's own 128-byte runs) and read by
-// ldmatrix without .trans: the call needs no transpose of X (4 T K bytes through DRAM, v340: ~45 us of the 2:4
-// path's ~765 at 4096^2 x 8192 on an H100).
+// ldmatrix without .trans: the call needs no transpose of X (4 T K bytes through DRAM; v344, H100, 4096^2 x 8192:
+// 762 -> 650 us, the transpose's ~49 and a kernel that reads X's rows faster than X^T's).
 template <typename T, int BM, int BN, int WM, int WN, int STAGES, bool HAS_COLS, bool SPLIT, bool XROW = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     spmm_mma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
