@@ -35,7 +35,6 @@ def main():
         w = (torch.randn(args.rows, k, device="cuda", generator=gen)
              * vs.random_vnm_mask((args.rows, k), cfg, generator=gen)).bfloat16()
         vw = vs.pack(w, cfg)
-        spmm = vs.spmm
         n = 2 * sets
         graphs = [capture(lambda i: K.feature_major(xs[i % sets]), n),
                   capture(lambda i: outs[i % sets].copy_(xs[i % sets]), n),
@@ -46,7 +45,7 @@ def main():
         print(f"T={t} K={k} ({sets} sets): transpose {tr:7.1f} us ({gb / tr * 1e3:.2f} TB/s)  copy {cp:7.1f} us "
               f"({gb / cp * 1e3:.2f} TB/s)  |  mma_sp {args.pattern} R={args.rows}: row-major X {full:7.1f} us, "
               f"X^T given {given:7.1f} us, difference {full - given:6.1f}")
-        del xs, xts, outs, spmm
+        del xs, xts, outs
 
 
 if __name__ == "__main__":

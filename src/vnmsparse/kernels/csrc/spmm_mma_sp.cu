@@ -110,14 +110,21 @@ __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4]
 
 // B fragment layout: register j of k-step s, n-tile ni holds, for lane (gid = lane / 4, tig =
 // lane % 4), logical k-rows 32 s + 8 j + 2 tig + {0, 1} of token 8 ni + gid, the lower k in the
-// low half. mma_stage loads it with ldmatrix.trans from a staged B tile: rows BPITCH elements
-// apart, chunk-swizzled when BSWIZZLE (cp.async path) or padded (bulk-copy path).
-template <typename T, int WM, int WN, int BN, int BPITCH, bool BSWIZZLE>
+// low half. mma_stage loads it with ldmatrix.trans from a staged B tile of k-rows: rows BPITCH elements
+// apart, chunk-swizzled when BSWIZZLE (cp.async path) or padded (bulk-copy path); with XROW from a
+// tile of token rows [BN][KROWS] (swizzled), by ldmatrix without .trans: its 8 x 8 matrix j of k-step s
+// is k 32 s + 8 j .., its rows tokens.
+template <typename T, int WM, int WN, int BN, int BPITCH, bool BSWIZZLE, bool XROW = false>
 __device__ __forceinline__ void mma_stage(float (&acc)[WM / 16][WN / 8][4], const T* a, const T* b, const u8* me,
                                           int wm, int wn, int lane) {
   mma_stage_frags<T, WM, WN>(acc, a, me, wm, lane, [&](int s, int ni, u32 (&bf)[4]) {
-    const int kr = 32 * s + lane, c = (wn * WN + ni * 8) / 8;
-    ldmatrix_x4_trans(bf, b + kr * BPITCH + (BSWIZZLE ? swizzle<BN / 8>(kr, c) : c) * 8);
+    if constexpr (XROW) {
+      const int t = wn * WN + ni * 8 + (lane & 7), c = 4 * s + (lane >> 3);
+      ldmatrix_x4(bf, b + t * KROWS + swizzle<KROWS / 8>(t, c) * 8);
+    } else {
+      const int kr = 32 * s + lane, c = (wn * WN + ni * 8) / 8;
+      ldmatrix_x4_trans(bf, b + kr * BPITCH + (BSWIZZLE ? swizzle<BN / 8>(kr, c) : c) * 8);
+    }
   });
 }
 
@@ -331,15 +338,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     }
     cp_async_commit();
     const int buf = (step - kbeg) % STAGES;
-    if constexpr (XROW) {  // B rows are tokens: ldmatrix's 8 x 8 matrix j of k-step s is k 32 s + 8 j .., its rows tokens
-      const T* b = sB + buf * Plan::B;
-      mma_stage_frags<T, WM, WN>(acc, sA + buf * Plan::A, sM + buf * Plan::M, wm, lane, [&](int s, int ni, u32 (&bf)[4]) {
-        const int t = wn * WN + ni * 8 + (lane & 7), c = 4 * s + (lane >> 3);
-        ldmatrix_x4(bf, b + t * KROWS + swizzle<B_CPR>(t, c) * 8);
-      });
-    } else {
-      mma_stage<T, WM, WN, BN, BN, true>(acc, sA + buf * Plan::A, sB + buf * Plan::B, sM + buf * Plan::M, wm, wn, lane);
-    }
+    mma_stage<T, WM, WN, BN, BN, true, XROW>(acc, sA + buf * Plan::A, sB + buf * Plan::B, sM + buf * Plan::M, wm, wn, lane);
   }
   cp_async_wait<0>();
   __syncthreads();
