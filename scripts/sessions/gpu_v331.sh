@@ -24,6 +24,8 @@ for k, (s, where) in sorted(worst.items()):
     print(f"mma_sp minimum {k}: {s:.2f} at {where}")
 PY
 sed -n '/^## Geometric/,/^## Sustained\|^## Issue/p' "$OUT/spmm_${CARD}_v331_decode.md" | head -30
-sanitize 120
-mv "$OUT/memcheck.txt" "$OUT/memcheck_${CARD}_v331.txt"
+if [ "${V331_MEMCHECK:-1}" = 1 ]; then
+  sanitize 120
+  mv "$OUT/memcheck.txt" "$OUT/memcheck_${CARD}_v331.txt"
+fi
 echo "total ${SECONDS}s"
