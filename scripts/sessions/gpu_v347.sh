@@ -12,6 +12,7 @@ gpu_tests 230
 mv "$OUT/gpu_tests.txt" "$OUT/tests_gpu_${CARD}_v347.txt"
 sanitize 100; mv "$OUT/memcheck.txt" "$OUT/memcheck_${CARD}_v347.txt"
 left=$((585 - SECONDS))
+[ $left -gt 100 ] || { echo "no time left for the grid (${SECONDS}s)"; exit 0; }
 timeout $left python -m vnmsparse.cli bench spmm --out "$OUT" --tokens 2048,4096,8192 \
   --paths auto,auto_xt,mma_sp,cslt --budget-seconds $((left - 40)) --tag ${CARD}_v347_prefill > "$OUT/log_v347.txt" 2>&1
 echo "bench exit $? ${SECONDS}s"; grep -E "^Measured" "$OUT/spmm_${CARD}_v347_prefill.md"
