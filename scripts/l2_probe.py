@@ -13,6 +13,9 @@ from vnmsparse.kernels import jit
 from ab_wgmma import time_us
 
 
+U = 8  # 16-byte chunks a thread a round in flight (the kernel's L2_PROBE_U)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", default="8,16,32", help="buffer sizes, powers of two")
@@ -20,7 +23,7 @@ def main():
     ap.add_argument("--iters", type=int, default=10)
     args = ap.parse_args()
     kern = jit.get_kernel("l2_probe.cu", "l2_probe", params=("ptr", "i64", "i32", "i32", "ptr"),
-                          source_dir=Path(__file__).parent / "probes")
+                          source_dir=Path(__file__).parent / "probes", defines={"L2_PROBE_U": U})
     props = torch.cuda.get_device_properties(0)
     sms = props.multi_processor_count
     sink = torch.zeros(1, dtype=torch.int32, device="cuda")
@@ -37,8 +40,7 @@ def main():
         n16 = buf.numel() // 4
         for mode, what in ((0, "ld.global.cg"), (1, "cp.async")):
             for threads in (int(v) for v in args.threads.split(",")):
-                ctas = sms * (2048 // threads)
-                smem = 8 * threads * 16 if mode == 1 else 0
+                smem = U * threads * 16 if mode == 1 else 0
                 if smem > 200 * 1024:
                     continue
                 ctas = sms * max(1, min(2048 // threads, (220 * 1024) // max(smem, 1)))
@@ -47,8 +49,8 @@ def main():
                     kern.launch((ctas, 1, 1), (threads, 1, 1), (buf, n16, args.iters, mode, sink), shared_mem=smem)
 
                 us = time_us(call, n=4, reps=10)
-                rounds = -(-n16 // (8 * ctas * threads))
-                moved = args.iters * rounds * 8 * ctas * threads * 16
+                rounds = -(-n16 // (U * ctas * threads))
+                moved = args.iters * rounds * U * ctas * threads * 16
                 tbs = moved / us / 1e6
                 print(f"{mb:4d} {what:>12s} {threads:7d} {ctas:5d} {us:8.1f} {tbs:6.2f} {tbs * 1e12 / sms / 1.98e9:17.1f}",
                       flush=True)

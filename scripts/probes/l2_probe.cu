@@ -5,31 +5,19 @@
 #include "common.cuh"  // (the package's csrc/: jit resolves includes there too)
 using namespace vnm;
 
-// A pass: every thread U * rounds chunks, rounds * U * stride of them in all, wrapped over the buffer (n16 a power of two)
-template <int U>
-__device__ __forceinline__ void pass_loads(const uint4* buf, long long n16, long long first, long long stride, u32& acc) {
-  const long long rounds = (n16 + U * stride - 1) / (U * stride);
-  for (long long r = 0; r < rounds; ++r) {
-    uint4 v[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-                   : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w)
-                   : "l"(buf + ((first + (r * U + u) * stride) & (n16 - 1))));
-#pragma unroll
-    for (int u = 0; u < U; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
-  }
-}
+#ifndef L2_PROBE_U
+#define L2_PROBE_U 8  // 16-byte chunks a thread a round (scripts/l2_probe.py passes its own)
+#endif
 
-template <int U>
-__device__ __forceinline__ void pass_copies(const uint4* buf, long long n16, long long first, long long stride,
-                                            uint4* slots) {
+// A pass: every thread U * rounds chunks, rounds * U * stride of them in all, wrapped over the buffer (n16 a power
+// of two); `op(u, chunk)` reads chunk u of a round, `done()` ends the round.
+template <int U, typename Op, typename Done>
+__device__ __forceinline__ void pass(const uint4* buf, long long n16, long long first, long long stride, Op op, Done done) {
   const long long rounds = (n16 + U * stride - 1) / (U * stride);
   for (long long r = 0; r < rounds; ++r) {
 #pragma unroll
-    for (int u = 0; u < U; ++u) cp_async16(slots + u * blockDim.x, buf + ((first + (r * U + u) * stride) & (n16 - 1)), true);
-    cp_async_commit();
-    cp_async_wait<0>();
+    for (int u = 0; u < U; ++u) op(u, buf + ((first + (r * U + u) * stride) & (n16 - 1)));
+    done();
   }
 }
 
@@ -38,10 +26,22 @@ extern "C" __global__ void __launch_bounds__(1024) l2_probe(const uint4* buf, lo
   extern __shared__ __align__(16) uint4 slots[];
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  constexpr int U = L2_PROBE_U;
   u32 acc = 0;
   for (int it = 0; it < iters; ++it) {
-    if (mode == 0) pass_loads<8>(buf, n16, first, stride, acc);
-    else pass_copies<8>(buf, n16, first, stride, slots + threadIdx.x);
+    if (mode == 0) {
+      uint4 v[U];
+      pass<U>(buf, n16, first, stride, [&](int u, const uint4* p) {
+        asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w) : "l"(p));
+      }, [&] {
+#pragma unroll
+        for (int u = 0; u < U; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+      });
+    } else {
+      pass<U>(buf, n16, first, stride, [&](int u, const uint4* p) { cp_async16(slots + threadIdx.x + u * blockDim.x, p, true); },
+              [] { cp_async_commit(); cp_async_wait<0>(); });
+    }
   }
   if (mode == 1) acc = reinterpret_cast<const u32*>(slots + threadIdx.x)[0];
   if (acc == 0x9e3779b9u) sink[0] = acc;  // (keeps the loads)
