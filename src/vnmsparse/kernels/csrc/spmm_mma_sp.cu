@@ -54,37 +54,41 @@ struct SmemPlan {
   static constexpr int BYTES = PIPE > EPI ? PIPE : EPI;
 };
 
-// One pipeline stage of math for one warp: 2 k-steps of mma.sp over its WM x WN tile. A (compressed
-// values) rows are 2*KS values with the 4-chunk swizzle; `load_b(s, ni, bf)` supplies the B
-// fragment of k-step s, n-tile ni (the layout below).
+// One k-step of math for one warp (a pipeline stage is 2): the fragments (`load`), then the mma.sp over its WM x WN
+// tile (`run`), apart so that a kernel may issue other work between them while the ldmatrix results land. A
+// (compressed values) rows are 2*KS values with the 4-chunk swizzle; `load_b(s, ni, bf)` supplies the B fragment
+// of k-step s, n-tile ni (the layout below).
 //
 // IMAGE: A and metadata are the wgmma.sp fragment image's (spmm_wgmma_sp.build_frag_layout): per
 // 64-row block, 4 KB of A registers [k-step][128 threads][4 x u32] at a + a_block b and 512 B of
 // metadata words [64 = threads with tig < 2][2] at me + me_block b. wgmma.sp's per-warp register
 // layout is mma.sp m16n8k32's (rows gid / gid + 8, groups tig / tig + 4; the metadata word of rows
 // gid and gid + 8, groups 4 (tig & 1) ..): m16 tile q of the CTA is warp q % 4 of block q / 4 there.
-template <typename T, int WM, int WN, bool IMAGE = false, typename LoadB>
-__device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4], const T* a, const u8* me, int wm,
-                                                int lane, LoadB load_b, int me_block = 0, int a_block = 4096) {
-  constexpr int MT = WM / 16, NTILES = WN / 8;
-  // Metadata of both k-steps at once: a row's 8 bytes per stage are its codes for 16 groups. Lane
-  // tig 0 needs the low 16 bits of each k-step's word for rows gid (low half) and gid + 8 (high
-  // half), lane tig 1 the high 16 bits: one byte permute per k-step. (IMAGE: the words as stored.)
-  u32 ew[MT][2];
-  if constexpr (!IMAGE) {
+template <typename T, int WM, int WN, bool IMAGE = false>
+struct StepFrags {
+  static constexpr int MT = WM / 16, NTILES = WN / 8;
+  u32 ew[MT][2];  // (not IMAGE) metadata words of both k-steps, read with k-step 0
+  u32 af[MT][4], ef[MT];
+
+  // A fragments and metadata of k-step s.
+  __device__ __forceinline__ void load_a(int s, const T* a, const u8* me, int wm, int lane, int me_block = 0,
+                                         int a_block = 4096) {
+    // Metadata of both k-steps at once: a row's 8 bytes per stage are its codes for 16 groups. Lane
+    // tig 0 needs the low 16 bits of each k-step's word for rows gid (low half) and gid + 8 (high
+    // half), lane tig 1 the high 16 bits: one byte permute per k-step. (IMAGE: the words as stored.)
+    if constexpr (!IMAGE) {
+      if (s == 0) {
 #pragma unroll
-    for (int mi = 0; mi < MT; ++mi) {
-      const int rr = wm * WM + mi * 16 + (lane >> 2);
-      const uint2 lo = *reinterpret_cast<const uint2*>(me + rr * (KS / 2));
-      const uint2 hi = *reinterpret_cast<const uint2*>(me + (rr + 8) * (KS / 2));
-      const u32 sel = (lane & 1) ? 0x7632u : 0x5410u;
-      ew[mi][0] = __byte_perm(lo.x, hi.x, sel);
-      ew[mi][1] = __byte_perm(lo.y, hi.y, sel);
+        for (int mi = 0; mi < MT; ++mi) {
+          const int rr = wm * WM + mi * 16 + (lane >> 2);
+          const uint2 lo = *reinterpret_cast<const uint2*>(me + rr * (KS / 2));
+          const uint2 hi = *reinterpret_cast<const uint2*>(me + (rr + 8) * (KS / 2));
+          const u32 sel = (lane & 1) ? 0x7632u : 0x5410u;
+          ew[mi][0] = __byte_perm(lo.x, hi.x, sel);
+          ew[mi][1] = __byte_perm(lo.y, hi.y, sel);
+        }
+      }
     }
-  }
-#pragma unroll
-  for (int s = 0; s < 2; ++s) {
-    u32 af[MT][4], ef[MT];
 #pragma unroll
     for (int mi = 0; mi < MT; ++mi) {
       if constexpr (IMAGE) {
@@ -98,6 +102,11 @@ __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4]
         ef[mi] = ew[mi][s];
       }
     }
+  }
+
+  // The mma.sp of k-step s, each n-tile's B fragment from load_b(s, ni, bf) just before its use.
+  template <typename LoadB>
+  __device__ __forceinline__ void run(float (&acc)[MT][NTILES][4], int s, LoadB load_b) const {
 #pragma unroll
     for (int ni = 0; ni < NTILES; ++ni) {
       u32 bf[4];
@@ -105,6 +114,18 @@ __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4]
 #pragma unroll
       for (int mi = 0; mi < MT; ++mi) MmaSp<T>::run(acc[mi][ni], af[mi], bf, ef[mi]);
     }
+  }
+};
+
+// One pipeline stage of math for one warp: both k-steps.
+template <typename T, int WM, int WN, bool IMAGE = false, typename LoadB>
+__device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4], const T* a, const u8* me, int wm,
+                                                int lane, LoadB load_b, int me_block = 0, int a_block = 4096) {
+  StepFrags<T, WM, WN, IMAGE> f;
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+    f.load_a(s, a, me, wm, lane, me_block, a_block);
+    f.run(acc, s, load_b);
   }
 }
 
@@ -114,17 +135,22 @@ __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4]
 // apart, chunk-swizzled when BSWIZZLE (cp.async path) or padded (bulk-copy path); with XROW from a
 // tile of token rows [BN][KROWS] (swizzled), by ldmatrix without .trans: its 8 x 8 matrix j of k-step s
 // is k 32 s + 8 j .., its rows tokens.
+template <typename T, int WN, int BN, int BPITCH, bool BSWIZZLE, bool XROW = false>
+__device__ __forceinline__ void stage_b_frag(u32 (&bf)[4], const T* b, int s, int ni, int wn, int lane) {
+  if constexpr (XROW) {
+    const int t = wn * WN + ni * 8 + (lane & 7), c = 4 * s + (lane >> 3);
+    ldmatrix_x4(bf, b + t * KROWS + swizzle<KROWS / 8>(t, c) * 8);
+  } else {
+    const int kr = 32 * s + lane, c = (wn * WN + ni * 8) / 8;
+    ldmatrix_x4_trans(bf, b + kr * BPITCH + (BSWIZZLE ? swizzle<BN / 8>(kr, c) : c) * 8);
+  }
+}
+
 template <typename T, int WM, int WN, int BN, int BPITCH, bool BSWIZZLE, bool XROW = false>
 __device__ __forceinline__ void mma_stage(float (&acc)[WM / 16][WN / 8][4], const T* a, const T* b, const u8* me,
                                           int wm, int wn, int lane) {
   mma_stage_frags<T, WM, WN>(acc, a, me, wm, lane, [&](int s, int ni, u32 (&bf)[4]) {
-    if constexpr (XROW) {
-      const int t = wn * WN + ni * 8 + (lane & 7), c = 4 * s + (lane >> 3);
-      ldmatrix_x4(bf, b + t * KROWS + swizzle<KROWS / 8>(t, c) * 8);
-    } else {
-      const int kr = 32 * s + lane, c = (wn * WN + ni * 8) / 8;
-      ldmatrix_x4_trans(bf, b + kr * BPITCH + (BSWIZZLE ? swizzle<BN / 8>(kr, c) : c) * 8);
-    }
+    stage_b_frag<T, WN, BN, BPITCH, BSWIZZLE, XROW>(bf, b, s, ni, wn, lane);
   });
 }
 
@@ -219,6 +245,11 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
   }
 }
 
+// (v346 A/B knob: k-step 0's fragments loaded before the next stage's copies are issued, not after)
+#ifndef VNM_EARLY_FRAGS
+#define VNM_EARLY_FRAGS 1
+#endif
+
 // Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
 // Without SPLIT the CTA writes y (bias fused); with SPLIT it writes fp32 partial sums
 // partial[z][t][r] and splitk_reduce finishes.
@@ -243,6 +274,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // (v20's whole lines had lost 10-30% to that address math).
   constexpr int B_TASKS = KROWS * BN / 8;
   static_assert(!(XROW && HAS_COLS), "X row-major is read only where nothing is gathered (plain 2:4)");
+  constexpr bool EARLY_FRAGS = VNM_EARLY_FRAGS;
   constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
   using Plan = SmemPlan<BM, BN, STAGES>;
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
@@ -331,14 +363,36 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   for (int step = kbeg; step < kend; ++step) {
     cp_async_wait<STAGES - 2>();
     __syncthreads();  // stage `step` visible to all; everyone is done reading stage step-1
+    const int buf = (step - kbeg) % STAGES;
+    const T* a = sA + buf * Plan::A;
+    const T* b = sB + buf * Plan::B;
+    const u8* me = sM + buf * Plan::M;
+    auto load_b = [&](int s, int ni, u32 (&bf)[4]) { stage_b_frag<T, WN, BN, BN, true, XROW>(bf, b, s, ni, wn, lane); };
+    StepFrags<T, WM, WN> f;
+    u32 b0[NTILES][4];
+    if constexpr (EARLY_FRAGS) {  // k-step 0's fragments before the next stage's copies, whose issue hides their latency
+      f.load_a(0, a, me, wm, lane);
+#pragma unroll
+      for (int ni = 0; ni < NTILES; ++ni) load_b(0, ni, b0[ni]);
+    }
     const int next = step + STAGES - 1;
     if (next < kend) {
       load_stage((next - kbeg) % STAGES, next);
       fetch_columns(next + 1);
     }
     cp_async_commit();
-    const int buf = (step - kbeg) % STAGES;
-    mma_stage<T, WM, WN, BN, BN, true, XROW>(acc, sA + buf * Plan::A, sB + buf * Plan::B, sM + buf * Plan::M, wm, wn, lane);
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+      if (EARLY_FRAGS && s == 0) {
+        f.run(acc, 0, [&](int, int ni, u32 (&bf)[4]) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) bf[e] = b0[ni][e];
+        });
+      } else {
+        f.load_a(s, a, me, wm, lane);
+        f.run(acc, s, load_b);
+      }
+    }
   }
   cp_async_wait<0>();
   __syncthreads();
