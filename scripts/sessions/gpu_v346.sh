@@ -7,7 +7,7 @@
 # decode tiles +-3%; XROW 2:4 uncertain (occupancy). (1) GPU tests of the kernel file; (2) tile_sweep, knob
 # VNM_EARLY_FRAGS 0 / 1 alternating, X^T given; (3) bench_ab: `mma_sp` against itself with the knob off, 2:4 and
 # 128:2:8 (row-major X: 2:4 on XROW).
-#   OUT=$OUT bash scripts/sessions/gpu_v346.sh      (~250 s)
+#   OUT=$OUT bash scripts/sessions/gpu_v346.sh      (~280 s)
 source "$(dirname "$0")/../gpu_lib.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 gpu_tests 150 tests/test_spmm_mma_sp.py
@@ -22,7 +22,8 @@ sweep() {  # sweep R K T PATTERN TILES...: knob off then on, twice
   sweep 4096 4096 64 128:2:8 VNM_EARLY_FRAGS=0 64,64,16,64,3 128,64,32,64,6 VNM_EARLY_FRAGS=1 64,64,16,64,3 128,64,32,64,6; } \
   | tee "$OUT/tile_sweep_${CARD}_v346.txt" | grep -E "tile|EARLY|dense"
 echo "sweep ${SECONDS}s"
-left=$((250 - SECONDS))
+timeout 40 python scripts/l2_probe.py 2>&1 | grep -v Warn | tee "$OUT/l2_probe_${CARD}_v346.txt"  # (v345's, its loop fixed)
+left=$((280 - SECONDS))
 if [ $left -gt 60 ]; then
   timeout $left python scripts/bench_ab.py --path "mma_sp_late@mma_sp:spmm_mma_sp.DEFINES={'VNM_EARLY_FRAGS': 0}" -- \
     bench spmm --quick --patterns 2:4,128:2:8 --tokens 16,64,2048,8192 --paths mma_sp,mma_sp_late \
