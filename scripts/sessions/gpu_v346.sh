@@ -6,7 +6,8 @@
 # XROW 2:4 168 -> 198-204 (2 CTAs an SM); decode tiles +0..+40. Predicted: 128 x 64 -5..-12%, 128 x 256 0..-5%,
 # decode tiles +-3%; XROW 2:4 uncertain (occupancy). (1) GPU tests of the kernel file; (2) tile_sweep, knob
 # VNM_EARLY_FRAGS 0 / 1 alternating, X^T given; (3) bench_ab: `mma_sp` against itself with the knob off, 2:4 and
-# 128:2:8 (row-major X: 2:4 on XROW).
+# 128:2:8 (row-major X: 2:4 on XROW). Knob 2 (also in the sweep) splits the copies too: A and codes after k-step
+# 0's fragments, B after k-step 1's (registers as 1; XROW 2:4 192).
 #   OUT=$OUT bash scripts/sessions/gpu_v346.sh      (~280 s)
 source "$(dirname "$0")/../gpu_lib.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
@@ -17,8 +18,9 @@ sweep() {  # sweep R K T PATTERN TILES...: knob off then on, twice
     timeout 60 python scripts/tile_sweep.py "$@" 2>&1 | grep -v Warn | sed "s/^/[$rep] /"
   done
 }
-{ sweep 4096 4096 8192 128:2:8 VNM_EARLY_FRAGS=0 128,64,64,32,4 128,256,64,64,3 VNM_EARLY_FRAGS=1 128,64,64,32,4 128,256,64,64,3
-  sweep 4096 4096 8192 64:2:8 VNM_EARLY_FRAGS=0 64,128,32,32,4 VNM_EARLY_FRAGS=1 64,128,32,32,4
+{ sweep 4096 4096 8192 128:2:8 VNM_EARLY_FRAGS=0 128,64,64,32,4 128,256,64,64,3 VNM_EARLY_FRAGS=1 128,64,64,32,4 128,256,64,64,3 \
+    VNM_EARLY_FRAGS=2 128,64,64,32,4
+  sweep 4096 4096 8192 64:2:8 VNM_EARLY_FRAGS=0 64,128,32,32,4 VNM_EARLY_FRAGS=1 64,128,32,32,4 VNM_EARLY_FRAGS=2 64,128,32,32,4
   sweep 4096 4096 64 128:2:8 VNM_EARLY_FRAGS=0 64,64,16,64,3 128,64,32,64,6 VNM_EARLY_FRAGS=1 64,64,16,64,3 128,64,32,64,6; } \
   | tee "$OUT/tile_sweep_${CARD}_v346.txt" | grep -E "tile|EARLY|dense"
 echo "sweep ${SECONDS}s"

@@ -245,7 +245,8 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
   }
 }
 
-// (v346 A/B knob: k-step 0's fragments loaded before the next stage's copies are issued, not after)
+// (v346 A/B knob: 1 loads k-step 0's fragments before the next stage's copies are issued, not after; 2 also splits
+// the copies: A and codes after k-step 0's fragments, B after k-step 1's; 0 as v344)
 #ifndef VNM_EARLY_FRAGS
 #define VNM_EARLY_FRAGS 1
 #endif
@@ -274,7 +275,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // (v20's whole lines had lost 10-30% to that address math).
   constexpr int B_TASKS = KROWS * BN / 8;
   static_assert(!(XROW && HAS_COLS), "X row-major is read only where nothing is gathered (plain 2:4)");
-  constexpr bool EARLY_FRAGS = VNM_EARLY_FRAGS;
+  constexpr int EARLY_FRAGS = VNM_EARLY_FRAGS;
   constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
   using Plan = SmemPlan<BM, BN, STAGES>;
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
@@ -308,9 +309,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     }
   };
 
-  auto load_stage = [&](int buf, int step) {
-    const int g0 = step * KS;
+  auto load_stage_a = [&](int buf, int step) {
     load_a_codes<T, BM, NT>(sA + buf * Plan::A, sM + buf * Plan::M, values, meta, row0, R, total_steps, step, tid);
+  };
+  auto load_stage_b = [&](int buf, int step) {
+    const int g0 = step * KS;
     T* b = sB + buf * Plan::B;
 #pragma unroll
     for (int j = 0; j < B_ITERS; ++j) {
@@ -327,6 +330,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
         cp_async16(b + kr * BN + swizzle<B_CPR>(kr, c) * 8, ok ? xt + static_cast<size_t>(k) * ldx + tok0 + c * 8 : xt, ok);
       }
     }
+  };
+  auto load_stage = [&](int buf, int step) {
+    load_stage_a(buf, step);
+    load_stage_b(buf, step);
   };
 
   // Launched with PDL (sm_90), the CTA may start while X's transpose still runs: until the wait it
@@ -369,28 +376,45 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     const u8* me = sM + buf * Plan::M;
     auto load_b = [&](int s, int ni, u32 (&bf)[4]) { stage_b_frag<T, WN, BN, BN, true, XROW>(bf, b, s, ni, wn, lane); };
     StepFrags<T, WM, WN> f;
-    u32 b0[NTILES][4];
-    if constexpr (EARLY_FRAGS) {  // k-step 0's fragments before the next stage's copies, whose issue hides their latency
-      f.load_a(0, a, me, wm, lane);
+    u32 bq[NTILES][4];
+    auto preload = [&](int s) {  // k-step s's A and B fragments, all before its mma.sp
+      f.load_a(s, a, me, wm, lane);
 #pragma unroll
-      for (int ni = 0; ni < NTILES; ++ni) load_b(0, ni, b0[ni]);
-    }
-    const int next = step + STAGES - 1;
-    if (next < kend) {
-      load_stage((next - kbeg) % STAGES, next);
-      fetch_columns(next + 1);
-    }
-    cp_async_commit();
+      for (int ni = 0; ni < NTILES; ++ni) load_b(s, ni, bq[ni]);
+    };
+    auto run_preloaded = [&](int s) {
+      f.run(acc, s, [&](int, int ni, u32 (&bf)[4]) {
 #pragma unroll
-    for (int s = 0; s < 2; ++s) {
-      if (EARLY_FRAGS && s == 0) {
-        f.run(acc, 0, [&](int, int ni, u32 (&bf)[4]) {
+        for (int e = 0; e < 4; ++e) bf[e] = bq[ni][e];
+      });
+    };
+    const int next = step + STAGES - 1, nbuf = (next - kbeg) % STAGES;
+    if constexpr (EARLY_FRAGS == 2) {  // each k-step's fragments first, then half of the next stage's copies
+      preload(0);
+      if (next < kend) load_stage_a(nbuf, next);
+      run_preloaded(0);
+      preload(1);
+      if (next < kend) {
+        load_stage_b(nbuf, next);
+        fetch_columns(next + 1);
+      }
+      cp_async_commit();
+      run_preloaded(1);
+    } else {
+      if constexpr (EARLY_FRAGS == 1) preload(0);  // k-step 0's fragments before the copies, whose issue hides their latency
+      if (next < kend) {
+        load_stage(nbuf, next);
+        fetch_columns(next + 1);
+      }
+      cp_async_commit();
 #pragma unroll
-          for (int e = 0; e < 4; ++e) bf[e] = b0[ni][e];
-        });
-      } else {
-        f.load_a(s, a, me, wm, lane);
-        f.run(acc, s, load_b);
+      for (int s = 0; s < 2; ++s) {
+        if (EARLY_FRAGS == 1 && s == 0) {
+          run_preloaded(0);
+        } else {
+          f.load_a(s, a, me, wm, lane);
+          f.run(acc, s, load_b);
+        }
       }
     }
   }
