@@ -64,6 +64,10 @@ struct SmemPlan {
 // metadata words [64 = threads with tig < 2][2] at me + me_block b. wgmma.sp's per-warp register
 // layout is mma.sp m16n8k32's (rows gid / gid + 8, groups tig / tig + 4; the metadata word of rows
 // gid and gid + 8, groups 4 (tig & 1) ..): m16 tile q of the CTA is warp q % 4 of block q / 4 there.
+struct NoHook {
+  __device__ __forceinline__ void operator()(int) const {}
+};
+
 template <typename T, int WM, int WN, bool IMAGE = false>
 struct StepFrags {
   static constexpr int MT = WM / 16, NTILES = WN / 8;
@@ -105,14 +109,15 @@ struct StepFrags {
   }
 
   // The mma.sp of k-step s, each n-tile's B fragment from load_b(s, ni, bf) just before its use.
-  template <typename LoadB>
-  __device__ __forceinline__ void run(float (&acc)[MT][NTILES][4], int s, LoadB load_b) const {
+  template <typename LoadB, typename After = NoHook>
+  __device__ __forceinline__ void run(float (&acc)[MT][NTILES][4], int s, LoadB load_b, After after = {}) const {
 #pragma unroll
     for (int ni = 0; ni < NTILES; ++ni) {
       u32 bf[4];
       load_b(s, ni, bf);
 #pragma unroll
       for (int mi = 0; mi < MT; ++mi) MmaSp<T>::run(acc[mi][ni], af[mi], bf, ef[mi]);
+      after(ni);
     }
   }
 };
@@ -219,7 +224,7 @@ __device__ __forceinline__ void zero(float (&acc)[A][B][4]) {
 // block, so that only the step's part of each address is computed in the main loop (v337).
 template <typename T, int BM, int NT>
 __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, const u8* meta, int row0, int R,
-                                             int steps, int step, int tid) {
+                                             int steps, int step, int tid, int only = -1) {
   constexpr int A_CPR = 2 * KS * 2 / 16, A_CPB = BLOCK_ROWS * A_CPR, A_COPIES = BM * A_CPR;
   constexpr int C_CPB = BLOCK_ROWS * (KS / 2) / 16, C_COPIES = BM * (KS / 2) / 16;
   static_assert(A_CPR == 4, "the A swizzle (mma_stage_frags' swizzle<4>) assumes 4 chunks per row");
@@ -231,6 +236,7 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
 #pragma unroll
   for (int j = 0; j < (A_COPIES + NT - 1) / NT; ++j) {
     const int i = tid + j * NT, b = i / A_CPB;
+    if (only >= 0 && only != j) continue;
     if (A_COPIES % NT == 0 || i < A_COPIES) {
       const bool ok = b < blocks;
       cp_async16(a + i * 8, cta_values + static_cast<u32>(ok ? b * steps * (BLOCK_ROWS * 2 * KS) + (i % A_CPB) * 8 : 0), ok);
@@ -239,6 +245,7 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
 #pragma unroll
   for (int j = 0; j < (C_COPIES + NT - 1) / NT; ++j) {
     const int i = tid + j * NT;
+    if (only >= 0 && only != (A_COPIES + NT - 1) / NT + j) continue;
     if (C_COPIES % NT == 0 || i < C_COPIES)
       cp_async16(codes + i * 16, cta_meta + static_cast<u32>(min(i / C_CPB, blocks - 1) * steps * (BLOCK_ROWS * KS / 2)
                                                              + (i % C_CPB) * 16), true);
@@ -247,8 +254,11 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
 
 // (v346 A/B knob: 1 loads k-step 0's fragments before the next stage's copies are issued, not after; 2 also splits
 // the copies: A and codes after k-step 0's fragments, B after k-step 1's; 0 as v344)
+#ifndef VNM_COPY_SLOTS
+#define VNM_COPY_SLOTS 4
+#endif
 #ifndef VNM_EARLY_FRAGS
-#define VNM_EARLY_FRAGS 1
+#define VNM_EARLY_FRAGS 3
 #endif
 
 // Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
@@ -300,6 +310,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // Column words of the groups whose B rows this thread copies, fetched one stage ahead so that
   // their global-load latency hides behind a stage of math.
   u32 colw[B_ITERS];
+  // The chunk that each of this thread's B copies moves (NT is a multiple of B_CPR) and what of its address
+  // is the same every stage: the copy's own part is one multiply-add of its X^T row.
+  const int bc = tid % B_CPR;
+  const bool tok_ok = tok0 + bc * 8 < ntok_load;
+  const char* xcol = reinterpret_cast<const char*>(xt + tok0 + bc * 8);
+  const size_t ldx_bytes = static_cast<size_t>(ldx) * sizeof(T);
   auto fetch_columns = [&](int step) {
 #pragma unroll
     for (int j = 0; j < B_ITERS; ++j) {
@@ -309,25 +325,25 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     }
   };
 
-  auto load_stage_a = [&](int buf, int step) {
-    load_a_codes<T, BM, NT>(sA + buf * Plan::A, sM + buf * Plan::M, values, meta, row0, R, total_steps, step, tid);
+  auto load_stage_a = [&](int buf, int step, int only = -1) {
+    load_a_codes<T, BM, NT>(sA + buf * Plan::A, sM + buf * Plan::M, values, meta, row0, R, total_steps, step, tid, only);
   };
-  auto load_stage_b = [&](int buf, int step) {
+  auto load_stage_b = [&](int buf, int step, int only = -1) {
     const int g0 = step * KS;
     T* b = sB + buf * Plan::B;
 #pragma unroll
     for (int j = 0; j < B_ITERS; ++j) {
       const int i = tid + j * NT;
-      if (!(B_TASKS % NT == 0 || i < B_TASKS)) continue;
+      if ((only >= 0 && only != j) || !(B_TASKS % NT == 0 || i < B_TASKS)) continue;
       if constexpr (XROW) {
         const int t = i / B_CPR, c = i % B_CPR, k = g0 * 4 + c * 8;  // (m == 4: group g holds columns 4 g ..)
         const bool ok = k < K && tok0 + t < ntok_load;
         cp_async16(b + t * KROWS + swizzle<B_CPR>(t, c) * 8, ok ? xt + static_cast<size_t>(tok0 + t) * ldx + k : xt, ok);
       } else {
-        const int kr = i / B_CPR, c = i % B_CPR;
-        const int k = ((g0 + kr / 4) >> gshift) * m + static_cast<int>((colw[j] >> (8 * (kr & 3))) & 0xffu);
-        const bool ok = k < K && tok0 + c * 8 < ntok_load;
-        cp_async16(b + kr * BN + swizzle<B_CPR>(kr, c) * 8, ok ? xt + static_cast<size_t>(k) * ldx + tok0 + c * 8 : xt, ok);
+        const int kr = i / B_CPR;
+        const u32 k = ((g0 + kr / 4) >> gshift) * m + ((colw[j] >> (8 * (kr & 3))) & 0xffu);
+        const bool ok = tok_ok && k < static_cast<u32>(K);
+        cp_async16(b + kr * BN + swizzle<B_CPR>(kr, bc) * 8, ok ? static_cast<const void*>(xcol + k * ldx_bytes) : xt, ok);
       }
     }
   };
@@ -389,7 +405,27 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       });
     };
     const int next = step + STAGES - 1, nbuf = (next - kbeg) % STAGES;
-    if constexpr (EARLY_FRAGS == 2) {  // each k-step's fragments first, then half of the next stage's copies
+    if constexpr (EARLY_FRAGS == 3) {  // the next stage's copies spread over the stage's n-tile mma.sp groups
+      constexpr int QA = (BM * 4 + NT - 1) / NT + (BM * (KS / 2) / 16 + NT - 1) / NT, Q = QA + B_ITERS;
+      constexpr int P = VNM_COPY_SLOTS < 2 * NTILES ? VNM_COPY_SLOTS : 2 * NTILES;  // slots a stage
+#pragma unroll
+      for (int s = 0; s < 2; ++s) {
+        f.load_a(s, a, me, wm, lane);
+        f.run(acc, s, load_b, [&](int ni) {
+          if ((s * NTILES + ni + 1) % (2 * NTILES / P) != 0) return;
+          const int p = (s * NTILES + ni + 1) / (2 * NTILES / P) - 1;
+          if (next < kend) {
+#pragma unroll
+            for (int q = p * Q / P; q < (p + 1) * Q / P; ++q) {
+              if (q < QA) load_stage_a(nbuf, next, q);
+              else load_stage_b(nbuf, next, q - QA);
+            }
+            if (p == P - 1) fetch_columns(next + 1);
+          }
+        });
+      }
+      cp_async_commit();
+    } else if constexpr (EARLY_FRAGS == 2) {  // each k-step's fragments first, then half of the next stage's copies
       preload(0);
       if (next < kend) load_stage_a(nbuf, next);
       run_preloaded(0);
