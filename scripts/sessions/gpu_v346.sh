@@ -11,7 +11,7 @@
 # stage's mma.sp (VNM_COPY_SLOTS groups after n-tile groups), with each B copy's address one multiply-add: loop 302 ->
 # 301 / 323 instructions for 2 / 4 slots (knob 0 now 283), 32 HMMA.SP. Predicted: knob 3 the fastest at 128 x 64
 # (-10..-25%: the copies' ~170 instructions issue in the tensor pipe's shadow instead of before it).
-#   OUT=$OUT bash scripts/sessions/gpu_v346.sh      (~280 s)
+#   OUT=$OUT bash scripts/sessions/gpu_v346.sh      (~420 s)
 source "$(dirname "$0")/../gpu_lib.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 gpu_tests 150 tests/test_spmm_mma_sp.py
@@ -21,17 +21,15 @@ sweep() {  # sweep R K T PATTERN TILES...: knob off then on, twice
     timeout 150 python scripts/tile_sweep.py "$@" 2>&1 | grep -v Warn | sed "s/^/[$rep] /"
   done
 }
-{ sweep 4096 4096 8192 128:2:8 VNM_EARLY_FRAGS=0 128,64,64,32,4 128,256,64,64,3 VNM_EARLY_FRAGS=1 128,64,64,32,4 128,256,64,64,3 \
-    VNM_EARLY_FRAGS=2 128,64,64,32,4 VNM_EARLY_FRAGS=3 VNM_COPY_SLOTS=2 128,64,64,32,4 128,256,64,64,3 \
-    VNM_COPY_SLOTS=4 128,64,64,32,4 128,256,64,64,3 128,128,64,64,3 VNM_COPY_SLOTS=8 128,64,64,32,4 VNM_COPY_SLOTS=4
-  sweep 4096 4096 8192 64:2:8 VNM_EARLY_FRAGS=0 64,128,32,32,4 VNM_EARLY_FRAGS=1 64,128,32,32,4 VNM_EARLY_FRAGS=2 64,128,32,32,4 \
-    VNM_EARLY_FRAGS=3 64,128,32,32,4
+{ sweep 4096 4096 8192 128:2:8 VNM_EARLY_FRAGS=0 128,64,64,32,4 128,256,64,64,3 VNM_EARLY_FRAGS=1 128,64,64,32,4 \
+    VNM_EARLY_FRAGS=3 VNM_COPY_SLOTS=2 128,64,64,32,4 VNM_COPY_SLOTS=4 128,64,64,32,4 128,256,64,64,3 128,128,64,64,3
+  sweep 4096 4096 8192 64:2:8 VNM_EARLY_FRAGS=0 64,128,32,32,4 VNM_EARLY_FRAGS=3 64,128,32,32,4
   sweep 4096 4096 8192 2:4 VNM_EARLY_FRAGS=0 128,64,64,32,4 VNM_EARLY_FRAGS=3 128,64,64,32,4
-  sweep 4096 4096 64 128:2:8 VNM_EARLY_FRAGS=0 64,64,16,64,3 128,64,32,64,6 VNM_EARLY_FRAGS=1 64,64,16,64,3 128,64,32,64,6; } \
+  sweep 4096 4096 64 128:2:8 VNM_EARLY_FRAGS=0 64,64,16,64,3 128,64,32,64,6 VNM_EARLY_FRAGS=3 64,64,16,64,3 128,64,32,64,6; } \
   | tee "$OUT/tile_sweep_${CARD}_v346.txt" | grep -E "tile|EARLY|dense"
 echo "sweep ${SECONDS}s"
 timeout 40 python scripts/l2_probe.py 2>&1 | grep -v Warn | tee "$OUT/l2_probe_${CARD}_v346.txt"  # (v345's, its loop fixed)
-left=$((280 - SECONDS))
+left=$((400 - SECONDS))
 if [ $left -gt 60 ]; then
   timeout $left python scripts/bench_ab.py --path "mma_sp_late@mma_sp:spmm_mma_sp.DEFINES={'VNM_EARLY_FRAGS': 0}" -- \
     bench spmm --quick --patterns 2:4,128:2:8 --tokens 16,64,2048,8192 --paths mma_sp,mma_sp_late \
