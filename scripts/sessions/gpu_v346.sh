@@ -29,7 +29,7 @@ sweep() {  # sweep R K T PATTERN TILES...: knob off then on, twice
   | tee "$OUT/tile_sweep_${CARD}_v346.txt" | grep -E "tile|EARLY|dense"
 echo "sweep ${SECONDS}s"
 timeout 40 python scripts/l2_probe.py 2>&1 | grep -v Warn | tee "$OUT/l2_probe_${CARD}_v346.txt"  # (v345's, its loop fixed)
-left=$((400 - SECONDS))
+left=$((${V346_S:-330} - SECONDS))
 if [ $left -gt 60 ]; then
   timeout $left python scripts/bench_ab.py --path "mma_sp_late@mma_sp:spmm_mma_sp.DEFINES={'VNM_EARLY_FRAGS': 0}" -- \
     bench spmm --quick --patterns 2:4,128:2:8 --tokens 16,64,2048,8192 --paths mma_sp,mma_sp_late \
