@@ -12,6 +12,6 @@ timeout 40 python scripts/l2_probe.py --threads 512,1024 2>&1 | grep -v Warn | t
       128,64,64,32,4 2>&1 | grep -v Warn
   done; } | tee "$OUT/tile_sweep_${CARD}_v346.txt"
 echo "sweep ${SECONDS}s"
-WARM=0 gpu_tests $((285 - SECONDS)) tests/test_spmm_mma_sp.py -x
+gpu_tests $((285 - SECONDS)) tests/test_spmm_mma_sp.py -x
 mv "$OUT/gpu_tests.txt" "$OUT/tests_mma_sp_${CARD}_v346.txt"
 echo "total ${SECONDS}s"
