@@ -408,6 +408,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     if constexpr (EARLY_FRAGS == 3) {  // the next stage's copies spread over the stage's n-tile mma.sp groups
       constexpr int QA = (BM * 4 + NT - 1) / NT + (BM * (KS / 2) / 16 + NT - 1) / NT, Q = QA + B_ITERS;
       constexpr int P = VNM_COPY_SLOTS < 2 * NTILES ? VNM_COPY_SLOTS : 2 * NTILES;  // slots a stage
+      static_assert(P > 0 && (2 * NTILES) % P == 0, "every copy in exactly one slot: slots divide the n-tile groups");
 #pragma unroll
       for (int s = 0; s < 2; ++s) {
         f.load_a(s, a, me, wm, lane);
