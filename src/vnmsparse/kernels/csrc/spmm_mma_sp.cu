@@ -253,7 +253,9 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
 }
 
 // (v346 A/B knob: 1 loads k-step 0's fragments before the next stage's copies are issued, not after; 2 also splits
-// the copies: A and codes after k-step 0's fragments, B after k-step 1's; 0 as v344)
+// the copies: A and codes after k-step 0's fragments, B after k-step 1's; 3 spreads them over VNM_COPY_SLOTS groups
+// between the stage's n-tile mma.sp groups, so that their ~170 issue slots (SASS, 128 x 64) fall in the tensor
+// pipe's shadow instead of before it; 0 as v344. Unmeasured: the branch keeps 3 only if the GPU sweep says so.)
 #ifndef VNM_COPY_SLOTS
 #define VNM_COPY_SLOTS 4
 #endif
