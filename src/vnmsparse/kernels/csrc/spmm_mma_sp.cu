@@ -77,6 +77,34 @@ struct StepFrags {
   // A fragments and metadata of k-step s.
   __device__ __forceinline__ void load_a(int s, const T* a, const u8* me, int wm, int lane, int me_block = 0,
                                          int a_block = 4096) {
+    load_codes(s, me, wm, lane);
+#pragma unroll
+    for (int mi = 0; mi < MT; ++mi) {
+      if constexpr (IMAGE) {
+        const int q = (wm * WM) / 16 + mi, thr = 32 * (q & 3) + lane, wc = 16 * (q & 3) + 2 * (lane >> 2) + (lane & 1);
+        const uint4 w = *reinterpret_cast<const uint4*>(reinterpret_cast<const u8*>(a) + (q >> 2) * a_block + s * 2048 + thr * 16);
+        af[mi][0] = w.x; af[mi][1] = w.y; af[mi][2] = w.z; af[mi][3] = w.w;
+        ef[mi] = *reinterpret_cast<const u32*>(me + (q >> 2) * me_block + wc * 8 + 4 * s);
+      } else {
+        ldmatrix_x4(af[mi], a + a_offset(s, wm, lane) / sizeof(T) + mi * 16 * 2 * KS);
+      }
+    }
+  }
+  // The same from a_at, this thread's shared-space address of k-step s's first fragment (a_offset bytes into the
+  // stage): the address math of a stage is then one add, the rest immediates.
+  __device__ __forceinline__ void load_a_at(int s, u32 a_at, const u8* me, int wm, int lane) {
+    load_codes(s, me, wm, lane);
+#pragma unroll
+    for (int mi = 0; mi < MT; ++mi) ldmatrix_x4(af[mi], a_at + mi * 16 * 2 * KS * sizeof(T));
+  }
+  // Bytes from a stage's A tile to this thread's ldmatrix row of k-step s, n-tile 0: rows 2*KS values with the
+  // 4-chunk swizzle (whose row term, (row / 2) & 3, is the same for every m-tile).
+  static __device__ __forceinline__ int a_offset(int s, int wm, int lane) {
+    const int r = wm * WM + (lane & 15);
+    return (r * 2 * KS + swizzle<4>(r, 2 * s + (lane >> 4)) * 8) * sizeof(T);
+  }
+
+  __device__ __forceinline__ void load_codes(int s, const u8* me, int wm, int lane) {
     // Metadata of both k-steps at once: a row's 8 bytes per stage are its codes for 16 groups. Lane
     // tig 0 needs the low 16 bits of each k-step's word for rows gid (low half) and gid + 8 (high
     // half), lane tig 1 the high 16 bits: one byte permute per k-step. (IMAGE: the words as stored.)
@@ -92,19 +120,8 @@ struct StepFrags {
           ew[mi][1] = __byte_perm(lo.y, hi.y, sel);
         }
       }
-    }
 #pragma unroll
-    for (int mi = 0; mi < MT; ++mi) {
-      if constexpr (IMAGE) {
-        const int q = (wm * WM) / 16 + mi, thr = 32 * (q & 3) + lane, wc = 16 * (q & 3) + 2 * (lane >> 2) + (lane & 1);
-        const uint4 w = *reinterpret_cast<const uint4*>(reinterpret_cast<const u8*>(a) + (q >> 2) * a_block + s * 2048 + thr * 16);
-        af[mi][0] = w.x; af[mi][1] = w.y; af[mi][2] = w.z; af[mi][3] = w.w;
-        ef[mi] = *reinterpret_cast<const u32*>(me + (q >> 2) * me_block + wc * 8 + 4 * s);
-      } else {
-        const int r = wm * WM + mi * 16 + (lane & 15);
-        ldmatrix_x4(af[mi], a + r * 2 * KS + swizzle<4>(r, 2 * s + (lane >> 4)) * 8);
-        ef[mi] = ew[mi][s];
-      }
+      for (int mi = 0; mi < MT; ++mi) ef[mi] = ew[mi][s];
     }
   }
 
@@ -140,14 +157,21 @@ __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4]
 // apart, chunk-swizzled when BSWIZZLE (cp.async path) or padded (bulk-copy path); with XROW from a
 // tile of token rows [BN][KROWS] (swizzled), by ldmatrix without .trans: its 8 x 8 matrix j of k-step s
 // is k 32 s + 8 j .., its rows tokens.
+// (Not XROW) bytes from a staged B tile to this thread's ldmatrix row of k-step 0, n-tile ni; k-step s is 32 s rows
+// further, at the same swizzle (32 rows are whole swizzle periods).
+template <typename T, int WN, int BN, int BPITCH, bool BSWIZZLE>
+__device__ __forceinline__ int stage_b_offset(int ni, int wn, int lane) {
+  const int c = (wn * WN + ni * 8) / 8;
+  return (lane * BPITCH + (BSWIZZLE ? swizzle<BN / 8>(lane, c) : c) * 8) * sizeof(T);
+}
+
 template <typename T, int WN, int BN, int BPITCH, bool BSWIZZLE, bool XROW = false>
 __device__ __forceinline__ void stage_b_frag(u32 (&bf)[4], const T* b, int s, int ni, int wn, int lane) {
   if constexpr (XROW) {
     const int t = wn * WN + ni * 8 + (lane & 7), c = 4 * s + (lane >> 3);
     ldmatrix_x4(bf, b + t * KROWS + swizzle<KROWS / 8>(t, c) * 8);
   } else {
-    const int kr = 32 * s + lane, c = (wn * WN + ni * 8) / 8;
-    ldmatrix_x4_trans(bf, b + kr * BPITCH + (BSWIZZLE ? swizzle<BN / 8>(kr, c) : c) * 8);
+    ldmatrix_x4_trans(bf, b + stage_b_offset<T, WN, BN, BPITCH, BSWIZZLE>(ni, wn, lane) / sizeof(T) + 32 * s * BPITCH);
   }
 }
 
@@ -262,6 +286,11 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
 #ifndef VNM_EARLY_FRAGS
 #define VNM_EARLY_FRAGS 3
 #endif
+// (v349 A/B knob: 1 keeps each thread's ldmatrix addresses of stage buffer 0 in registers, so that a stage's are
+// one add each and immediates; 0 computes them from the stage's pointers, as v346.)
+#ifndef VNM_FRAG_ADDR
+#define VNM_FRAG_ADDR 1
+#endif
 
 // Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
 // Without SPLIT the CTA writes y (bias fused); with SPLIT it writes fp32 partial sums
@@ -288,6 +317,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   constexpr int B_TASKS = KROWS * BN / 8;
   static_assert(!(XROW && HAS_COLS), "X row-major is read only where nothing is gathered (plain 2:4)");
   constexpr int EARLY_FRAGS = VNM_EARLY_FRAGS;
+  constexpr bool FRAG_ADDR = VNM_FRAG_ADDR && !XROW;
   constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
   using Plan = SmemPlan<BM, BN, STAGES>;
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
@@ -374,6 +404,14 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 
   float acc[MT][NTILES][4];
   zero(acc);
+  // (FRAG_ADDR) this thread's ldmatrix addresses in stage buffer 0: a stage's are these plus one uniform offset
+  u32 a_at[2], b_at[NTILES];
+  if constexpr (FRAG_ADDR) {
+#pragma unroll
+    for (int s = 0; s < 2; ++s) a_at[s] = smem_addr(sA) + StepFrags<T, WM, WN>::a_offset(s, wm, lane);
+#pragma unroll
+    for (int ni = 0; ni < NTILES; ++ni) b_at[ni] = smem_addr(sB) + stage_b_offset<T, WN, BN, BN, true>(ni, wn, lane);
+  }
 
   // Multistage cp.async pipeline: STAGES-1 stages in flight while one is consumed.
   fetch_columns(kbeg);
@@ -392,11 +430,18 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     const T* a = sA + buf * Plan::A;
     const T* b = sB + buf * Plan::B;
     const u8* me = sM + buf * Plan::M;
-    auto load_b = [&](int s, int ni, u32 (&bf)[4]) { stage_b_frag<T, WN, BN, BN, true, XROW>(bf, b, s, ni, wn, lane); };
     StepFrags<T, WM, WN> f;
+    auto load_b = [&](int s, int ni, u32 (&bf)[4]) {
+      if constexpr (FRAG_ADDR) ldmatrix_x4_trans(bf, b_at[ni] + buf * (Plan::B * sizeof(T)) + 32 * s * BN * sizeof(T));
+      else stage_b_frag<T, WN, BN, BN, true, XROW>(bf, b, s, ni, wn, lane);
+    };
+    auto load_a = [&](int s) {
+      if constexpr (FRAG_ADDR) f.load_a_at(s, a_at[s] + buf * (Plan::A * sizeof(T)), me, wm, lane);
+      else f.load_a(s, a, me, wm, lane);
+    };
     u32 bq[NTILES][4];
     auto preload = [&](int s) {  // k-step s's A and B fragments, all before its mma.sp
-      f.load_a(s, a, me, wm, lane);
+      load_a(s);
 #pragma unroll
       for (int ni = 0; ni < NTILES; ++ni) load_b(s, ni, bq[ni]);
     };
@@ -413,7 +458,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       static_assert(P > 0 && (2 * NTILES) % P == 0, "every copy in exactly one slot: slots divide the n-tile groups");
 #pragma unroll
       for (int s = 0; s < 2; ++s) {
-        f.load_a(s, a, me, wm, lane);
+        load_a(s);
         f.run(acc, s, load_b, [&](int ni) {
           if ((s * NTILES + ni + 1) % (2 * NTILES / P) != 0) return;
           const int p = (s * NTILES + ni + 1) / (2 * NTILES / P) - 1;
@@ -451,7 +496,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
         if (EARLY_FRAGS == 1 && s == 0) {
           run_preloaded(0);
         } else {
-          f.load_a(s, a, me, wm, lane);
+          load_a(s);
           f.run(acc, s, load_b);
         }
       }
