@@ -347,7 +347,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const int bc = tid % B_CPR;
   const bool tok_ok = tok0 + bc * 8 < ntok_load;
   const char* xcol = reinterpret_cast<const char*>(xt + tok0 + bc * 8);
-  const size_t ldx_bytes = static_cast<size_t>(ldx) * sizeof(T);
+  const u32 ldx_bytes = static_cast<u32>(ldx) * sizeof(T);  // (a row of X^T: < 4 GB)
+#if VNM_FRAG_ADDR
+  asm("" : "+l"(xcol));  // opaque, so that a copy's address stays one 32 x 32 -> 64-bit multiply-add onto it (else
+                         // the compiler rebuilds xt + 2 (tokens + k ldx) a copy, ~10 instructions, from the constants)
+#endif
   auto fetch_columns = [&](int step) {
 #pragma unroll
     for (int j = 0; j < B_ITERS; ++j) {
@@ -375,7 +379,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
         const int kr = i / B_CPR;
         const u32 k = ((g0 + kr / 4) >> gshift) * m + ((colw[j] >> (8 * (kr & 3))) & 0xffu);
         const bool ok = tok_ok && k < static_cast<u32>(K);
-        cp_async16(b + kr * BN + swizzle<B_CPR>(kr, bc) * 8, ok ? static_cast<const void*>(xcol + k * ldx_bytes) : xt, ok);
+#if VNM_FRAG_ADDR
+        // (a zero-filled copy reads nothing; its address is kept inside X^T's first row all the same)
+        cp_async16(b + kr * BN + swizzle<B_CPR>(kr, bc) * 8, xcol + static_cast<size_t>(ok ? k : 0) * ldx_bytes, ok);
+#else
+        cp_async16(b + kr * BN + swizzle<B_CPR>(kr, bc) * 8, ok ? static_cast<const void*>(xcol + static_cast<size_t>(k) * ldx_bytes) : xt, ok);
+#endif
       }
     }
   };
