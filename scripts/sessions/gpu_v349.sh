@@ -9,7 +9,7 @@
 # knob 0 + FRAG_ADDR -10..-15%, knob 3 + FRAG_ADDR -15..-25%; 64:2:8 64 x 128 -5..-10%; 2:4 -5..-10%.
 # (1) tile_sweep of both knobs, twice; (2) the L2 -> SM probe; (3) the kernel file's GPU tests at the branch's
 # defaults (knob 3, FRAG_ADDR 1).
-#   OUT=$OUT bash scripts/sessions/gpu_v349.sh      (~400 s)
+#   (from main: git archive the branch into build/ef, carry it)  cd build/ef && OUT=$OUT bash scripts/sessions/gpu_v349.sh  (~420 s)
 source "$(dirname "$0")/../gpu_lib.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 sweep() {  # sweep LIMIT R K T PATTERN [NAME=INT] TILES...: twice
@@ -17,10 +17,17 @@ sweep() {  # sweep LIMIT R K T PATTERN [NAME=INT] TILES...: twice
   for rep in 1 2; do timeout "$limit" python scripts/tile_sweep.py "$@" 2>&1 | grep -v Warn | sed "s/^/[$rep] /"; done
 }
 E0="VNM_EARLY_FRAGS=0" E3="VNM_EARLY_FRAGS=3" A0="VNM_FRAG_ADDR=0" A1="VNM_FRAG_ADDR=1"
-{ sweep 90 4096 4096 8192 128:2:8 $E0 $A0 128,64,64,32,4 $A1 128,64,64,32,4 $E3 $A0 128,64,64,32,4 $A1 128,64,64,32,4 \
+main() {  # main's kernel (v344, the tree this copy of the branch sits in), the same script
+  PYTHONPATH=$PWD/../../src timeout 60 python ../../scripts/tile_sweep.py "$@" 2>&1 | grep -v Warn | sed "s/^/[main] /"
+}
+{ main 4096 4096 8192 128:2:8 128,64,64,32,4 128,256,64,64,3
+  sweep 90 4096 4096 8192 128:2:8 $E0 $A0 128,64,64,32,4 $A1 128,64,64,32,4 $E3 $A0 128,64,64,32,4 $A1 128,64,64,32,4 \
     128,128,64,64,3 128,256,64,64,3 $E0 128,128,64,64,3 128,256,64,64,3
+  main 4096 4096 8192 64:2:8 64,128,32,32,4
   sweep 50 4096 4096 8192 64:2:8 $E0 $A0 64,128,32,32,4 $A1 64,128,32,32,4 $E3 64,128,32,32,4
+  main 4096 4096 8192 2:4 128,64,64,32,4
   sweep 50 4096 4096 8192 2:4 $E0 $A0 128,64,64,32,4 $A1 128,64,64,32,4 $E3 128,64,64,32,4
+  main 4096 4096 64 128:2:8 64,64,16,64,3 128,64,32,64,6
   sweep 40 4096 4096 64 128:2:8 $E0 $A0 64,64,16,64,3 128,64,32,64,6 $E3 $A1 64,64,16,64,3 128,64,32,64,6; } \
   | tee "$OUT/tile_sweep_${CARD}_v349.txt" | grep -E "tile|VNM|dense"
 echo "sweep ${SECONDS}s"

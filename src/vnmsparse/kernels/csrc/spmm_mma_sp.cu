@@ -342,9 +342,16 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // Column words of the groups whose B rows this thread copies, fetched one stage ahead so that
   // their global-load latency hides behind a stage of math.
   u32 colw[B_ITERS];
+#pragma unroll
+  for (int j = 0; j < B_ITERS; ++j) colw[j] = IDENTITY_COLUMNS;  // (no column list: plain 2:4)
   // The chunk that each of this thread's B copies moves (NT is a multiple of B_CPR) and what of its address
-  // is the same every stage: the copy's own part is one multiply-add of its X^T row.
-  const int bc = tid % B_CPR;
+  // is the same every stage: the copy's own part is one multiply-add of its X^T row. Copy j's k-row is
+  // kr0 + j KR_STEP: its column word is j KR_STEP / 4 words after the thread's first, the same byte of each.
+  constexpr int KR_STEP = NT / B_CPR;
+  static_assert(B_ITERS == 1 || KR_STEP % 4 == 0, "a thread's B copies at one byte of their column words");
+  const int bc = tid % B_CPR, kr0 = tid / B_CPR;
+  const u32 col_byte = 0x4440u | (kr0 & 3);  // __byte_perm selector: that byte, zero-extended
+  const u32* colt = HAS_COLS ? colrow + kr0 / 4 : nullptr;
   const bool tok_ok = tok0 + bc * 8 < ntok_load;
   const char* xcol = reinterpret_cast<const char*>(xt + tok0 + bc * 8);
   const u32 ldx_bytes = static_cast<u32>(ldx) * sizeof(T);  // (a row of X^T: < 4 GB)
@@ -353,12 +360,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
                          // the compiler rebuilds xt + 2 (tokens + k ldx) a copy, ~10 instructions, from the constants)
 #endif
   auto fetch_columns = [&](int step) {
+    if (!HAS_COLS || step >= kend) return;  // (past the last stage: no copies read them)
 #pragma unroll
-    for (int j = 0; j < B_ITERS; ++j) {
-      const int i = tid + j * NT;
-      const int g = step * KS + (i / B_CPR) / 4;
-      colw[j] = (HAS_COLS && (B_TASKS % NT == 0 || i < B_TASKS) && step < kend) ? __ldg(colrow + g) : IDENTITY_COLUMNS;
-    }
+    for (int j = 0; j < B_ITERS; ++j)
+      if (B_TASKS % NT == 0 || tid + j * NT < B_TASKS) colw[j] = __ldg(colt + step * KS + j * (KR_STEP / 4));
   };
 
   auto load_stage_a = [&](int buf, int step, int only = -1) {
@@ -376,8 +381,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
         const bool ok = k < K && tok0 + t < ntok_load;
         cp_async16(b + t * KROWS + swizzle<B_CPR>(t, c) * 8, ok ? xt + static_cast<size_t>(tok0 + t) * ldx + k : xt, ok);
       } else {
-        const int kr = i / B_CPR;
-        const u32 k = ((g0 + kr / 4) >> gshift) * m + ((colw[j] >> (8 * (kr & 3))) & 0xffu);
+        const int kr = kr0 + j * KR_STEP;
+        const u32 k = ((g0 + kr / 4) >> gshift) * m + __byte_perm(colw[j], 0, col_byte);
         const bool ok = tok_ok && k < static_cast<u32>(K);
 #if VNM_FRAG_ADDR
         // (a zero-filled copy reads nothing; its address is kept inside X^T's first row all the same)
