@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# v349: the cp.async mma.sp loop with fewer instructions. Each thread keeps its ldmatrix addresses of stage buffer 0
+# v349: the cp.async mma.sp loop with fewer instructions (v349 final: knob 0 + FRAG_ADDR 183, knob 3 216; XROW 2:4 220 -> 171). Each thread keeps its ldmatrix addresses of stage buffer 0
 # in registers (VNM_FRAG_ADDR=1: a stage's are one add each, the rest immediates), and A's swizzle term is computed
 # once for all m-tiles. SASS sm_90a, the gathered 128 x 64 tile's loop (32 HMMA.SP): knob 0 (v344's order) 283 -> 264
 # (addresses from pointers) / 243 (FRAG_ADDR), knob 3 (v346's copies spread over 4 slots) 323 -> 303 / 267; 64 x 128
@@ -9,7 +9,7 @@
 # knob 0 + FRAG_ADDR -10..-15%, knob 3 + FRAG_ADDR -15..-25%; 64:2:8 64 x 128 -5..-10%; 2:4 -5..-10%.
 # (1) tile_sweep of both knobs, twice; (2) the L2 -> SM probe; (3) the kernel file's GPU tests at the branch's
 # defaults (knob 3, FRAG_ADDR 1).
-#   (from main: git archive the branch into build/ef, carry it)  cd build/ef && OUT=$OUT bash scripts/sessions/gpu_v349.sh  (~420 s)
+#   (from main: git archive the branch into build/ef, carry it)  cd build/ef && OUT=$OUT bash scripts/sessions/gpu_v349.sh  (~560 s)
 source "$(dirname "$0")/../gpu_lib.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 sweep() {  # sweep LIMIT R K T PATTERN [NAME=INT] TILES...: twice
@@ -32,6 +32,8 @@ main() {  # main's kernel (v344, the tree this copy of the branch sits in), the 
   | tee "$OUT/tile_sweep_${CARD}_v349.txt" | grep -E "tile|VNM|dense"
 echo "sweep ${SECONDS}s"
 timeout 30 python scripts/l2_probe.py --threads 1024 --mb 16,32 2>&1 | grep -v Warn | tee "$OUT/l2_probe_${CARD}_v349.txt"
-gpu_tests $((${V349_S:-420} - SECONDS)) tests/test_spmm_mma_sp.py
+gpu_tests $((${V349_S:-400} - SECONDS)) tests/test_spmm_mma_sp.py
 mv "$OUT/gpu_tests.txt" "$OUT/tests_mma_sp_${CARD}_v349.txt"
+left=$((${V349_END:-560} - SECONDS))
+[ $left -gt 60 ] && SANITIZE_ARGS=--cp-async-only sanitize $left  # (a zero-filled copy's address now inside X, not X itself)
 echo "total ${SECONDS}s"

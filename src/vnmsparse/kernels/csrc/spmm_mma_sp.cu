@@ -157,22 +157,35 @@ __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4]
 // apart, chunk-swizzled when BSWIZZLE (cp.async path) or padded (bulk-copy path); with XROW from a
 // tile of token rows [BN][KROWS] (swizzled), by ldmatrix without .trans: its 8 x 8 matrix j of k-step s
 // is k 32 s + 8 j .., its rows tokens.
-// (Not XROW) bytes from a staged B tile to this thread's ldmatrix row of k-step 0, n-tile ni; k-step s is 32 s rows
-// further, at the same swizzle (32 rows are whole swizzle periods).
-template <typename T, int WN, int BN, int BPITCH, bool BSWIZZLE>
-__device__ __forceinline__ int stage_b_offset(int ni, int wn, int lane) {
-  const int c = (wn * WN + ni * 8) / 8;
-  return (lane * BPITCH + (BSWIZZLE ? swizzle<BN / 8>(lane, c) : c) * 8) * sizeof(T);
-}
+// Bytes from a staged B tile to this thread's ldmatrix row of k-step s, n-tile ni, as a per-thread part `at(x)` plus
+// an immediate `step(s, ni)`. X^T rows: x = ni (k-step s is 32 rows further, at the same swizzle: 32 rows are whole
+// swizzle periods); XROW: x = s (n-tile ni is 8 token rows further, the same swizzle).
+template <typename T, int WN, int BN, int BPITCH, bool BSWIZZLE, bool XROW>
+struct StageB {
+  static constexpr int AT = XROW ? 2 : WN / 8;  // per-thread parts
+  static __device__ __forceinline__ int at(int x, int wn, int lane) {
+    if constexpr (XROW) {
+      const int t = wn * WN + (lane & 7);
+      return (t * KROWS + swizzle<KROWS / 8>(t, 4 * x + (lane >> 3)) * 8) * sizeof(T);
+    } else {
+      const int c = (wn * WN + x * 8) / 8;
+      return (lane * BPITCH + (BSWIZZLE ? swizzle<BN / 8>(lane, c) : c) * 8) * sizeof(T);
+    }
+  }
+  static __device__ __forceinline__ constexpr int x(int s, int ni) { return XROW ? s : ni; }
+  static __device__ __forceinline__ constexpr int step(int s, int ni) {
+    return (XROW ? ni * 8 * KROWS : 32 * s * BPITCH) * sizeof(T);
+  }
+  static __device__ __forceinline__ void load(u32 (&bf)[4], u32 addr) {
+    if constexpr (XROW) ldmatrix_x4(bf, addr);
+    else ldmatrix_x4_trans(bf, addr);
+  }
+};
 
 template <typename T, int WN, int BN, int BPITCH, bool BSWIZZLE, bool XROW = false>
 __device__ __forceinline__ void stage_b_frag(u32 (&bf)[4], const T* b, int s, int ni, int wn, int lane) {
-  if constexpr (XROW) {
-    const int t = wn * WN + ni * 8 + (lane & 7), c = 4 * s + (lane >> 3);
-    ldmatrix_x4(bf, b + t * KROWS + swizzle<KROWS / 8>(t, c) * 8);
-  } else {
-    ldmatrix_x4_trans(bf, b + stage_b_offset<T, WN, BN, BPITCH, BSWIZZLE>(ni, wn, lane) / sizeof(T) + 32 * s * BPITCH);
-  }
+  using SB = StageB<T, WN, BN, BPITCH, BSWIZZLE, XROW>;
+  SB::load(bf, smem_addr(b) + SB::at(SB::x(s, ni), wn, lane) + SB::step(s, ni));
 }
 
 template <typename T, int WM, int WN, int BN, int BPITCH, bool BSWIZZLE, bool XROW = false>
@@ -317,7 +330,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   constexpr int B_TASKS = KROWS * BN / 8;
   static_assert(!(XROW && HAS_COLS), "X row-major is read only where nothing is gathered (plain 2:4)");
   constexpr int EARLY_FRAGS = VNM_EARLY_FRAGS;
-  constexpr bool FRAG_ADDR = VNM_FRAG_ADDR && !XROW;
+  constexpr bool FRAG_ADDR = VNM_FRAG_ADDR;
+  using SB = StageB<T, WN, BN, BN, true, XROW>;
   constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
   using Plan = SmemPlan<BM, BN, STAGES>;
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
@@ -348,16 +362,20 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // is the same every stage: the copy's own part is one multiply-add of its X^T row. Copy j's k-row is
   // kr0 + j KR_STEP: its column word is j KR_STEP / 4 words after the thread's first, the same byte of each.
   constexpr int KR_STEP = NT / B_CPR;
-  static_assert(B_ITERS == 1 || KR_STEP % 4 == 0, "a thread's B copies at one byte of their column words");
+  static_assert(NT % B_CPR == 0 && (B_ITERS == 1 || KR_STEP % 4 == 0), "a thread's B copies: one chunk, one byte of their column words");
   const int bc = tid % B_CPR, kr0 = tid / B_CPR;
   const u32 col_byte = 0x4440u | (kr0 & 3);  // __byte_perm selector: that byte, zero-extended
   const u32* colt = HAS_COLS ? colrow + kr0 / 4 : nullptr;
   const bool tok_ok = tok0 + bc * 8 < ntok_load;
-  const char* xcol = reinterpret_cast<const char*>(xt + tok0 + bc * 8);
-  const u32 ldx_bytes = static_cast<u32>(ldx) * sizeof(T);  // (a row of X^T: < 4 GB)
+  // A copy's source: one 32 x 32 -> 64-bit multiply-add onto a per-thread pointer (X^T: this chunk's tokens in row 0;
+  // XROW: this thread's first token row), made opaque so that the compiler does not rebuild it from the kernel's
+  // arguments at every copy (~10 instructions each). A zero-filled copy reads nothing: its offset is 0, inside X.
+  const char* xcol = reinterpret_cast<const char*>(xt + (tok_ok ? tok0 + bc * 8 : 0));
+  const char* xrow = reinterpret_cast<const char*>(xt + static_cast<size_t>(min(tok0 + kr0, ntok_load - 1)) * ldx);
+  const u32 ldx_bytes = static_cast<u32>(ldx) * sizeof(T);  // (a row of X or X^T: < 4 GB)
 #if VNM_FRAG_ADDR
-  asm("" : "+l"(xcol));  // opaque, so that a copy's address stays one 32 x 32 -> 64-bit multiply-add onto it (else
-                         // the compiler rebuilds xt + 2 (tokens + k ldx) a copy, ~10 instructions, from the constants)
+  asm("" : "+l"(xcol));
+  asm("" : "+l"(xrow));
 #endif
   auto fetch_columns = [&](int step) {
     if (!HAS_COLS || step >= kend) return;  // (past the last stage: no copies read them)
@@ -377,15 +395,19 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       const int i = tid + j * NT;
       if ((only >= 0 && only != j) || !(B_TASKS % NT == 0 || i < B_TASKS)) continue;
       if constexpr (XROW) {
-        const int t = i / B_CPR, c = i % B_CPR, k = g0 * 4 + c * 8;  // (m == 4: group g holds columns 4 g ..)
+        const int t = kr0 + j * KR_STEP, k = g0 * 4 + bc * 8;  // (m == 4: group g holds columns 4 g ..)
         const bool ok = k < K && tok0 + t < ntok_load;
-        cp_async16(b + t * KROWS + swizzle<B_CPR>(t, c) * 8, ok ? xt + static_cast<size_t>(tok0 + t) * ldx + k : xt, ok);
+#if VNM_FRAG_ADDR
+        cp_async16(b + t * KROWS + swizzle<B_CPR>(t, bc) * 8,
+                   xrow + (ok ? static_cast<size_t>(j * KR_STEP) * ldx_bytes + k * sizeof(T) : 0), ok);
+#else
+        cp_async16(b + t * KROWS + swizzle<B_CPR>(t, bc) * 8, ok ? xt + static_cast<size_t>(tok0 + t) * ldx + k : xt, ok);
+#endif
       } else {
         const int kr = kr0 + j * KR_STEP;
         const u32 k = ((g0 + kr / 4) >> gshift) * m + __byte_perm(colw[j], 0, col_byte);
         const bool ok = tok_ok && k < static_cast<u32>(K);
 #if VNM_FRAG_ADDR
-        // (a zero-filled copy reads nothing; its address is kept inside X^T's first row all the same)
         cp_async16(b + kr * BN + swizzle<B_CPR>(kr, bc) * 8, xcol + static_cast<size_t>(ok ? k : 0) * ldx_bytes, ok);
 #else
         cp_async16(b + kr * BN + swizzle<B_CPR>(kr, bc) * 8, ok ? static_cast<const void*>(xcol + static_cast<size_t>(k) * ldx_bytes) : xt, ok);
@@ -419,12 +441,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   float acc[MT][NTILES][4];
   zero(acc);
   // (FRAG_ADDR) this thread's ldmatrix addresses in stage buffer 0: a stage's are these plus one uniform offset
-  u32 a_at[2], b_at[NTILES];
+  u32 a_at[2], b_at[SB::AT];
   if constexpr (FRAG_ADDR) {
 #pragma unroll
     for (int s = 0; s < 2; ++s) a_at[s] = smem_addr(sA) + StepFrags<T, WM, WN>::a_offset(s, wm, lane);
 #pragma unroll
-    for (int ni = 0; ni < NTILES; ++ni) b_at[ni] = smem_addr(sB) + stage_b_offset<T, WN, BN, BN, true>(ni, wn, lane);
+    for (int x = 0; x < SB::AT; ++x) b_at[x] = smem_addr(sB) + SB::at(x, wn, lane);
   }
 
   // Multistage cp.async pipeline: STAGES-1 stages in flight while one is consumed.
@@ -446,7 +468,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     const u8* me = sM + buf * Plan::M;
     StepFrags<T, WM, WN> f;
     auto load_b = [&](int s, int ni, u32 (&bf)[4]) {
-      if constexpr (FRAG_ADDR) ldmatrix_x4_trans(bf, b_at[ni] + buf * (Plan::B * sizeof(T)) + 32 * s * BN * sizeof(T));
+      if constexpr (FRAG_ADDR) SB::load(bf, b_at[SB::x(s, ni)] + buf * (Plan::B * sizeof(T)) + SB::step(s, ni));
       else stage_b_frag<T, WN, BN, BN, true, XROW>(bf, b, s, ni, wn, lane);
     };
     auto load_a = [&](int s) {
