@@ -64,10 +64,6 @@ struct SmemPlan {
 // metadata words [64 = threads with tig < 2][2] at me + me_block b. wgmma.sp's per-warp register
 // layout is mma.sp m16n8k32's (rows gid / gid + 8, groups tig / tig + 4; the metadata word of rows
 // gid and gid + 8, groups 4 (tig & 1) ..): m16 tile q of the CTA is warp q % 4 of block q / 4 there.
-struct NoHook {
-  __device__ __forceinline__ void operator()(int) const {}
-};
-
 template <typename T, int WM, int WN, bool IMAGE = false>
 struct StepFrags {
   static constexpr int MT = WM / 16, NTILES = WN / 8;
@@ -126,15 +122,14 @@ struct StepFrags {
   }
 
   // The mma.sp of k-step s, each n-tile's B fragment from load_b(s, ni, bf) just before its use.
-  template <typename LoadB, typename After = NoHook>
-  __device__ __forceinline__ void run(float (&acc)[MT][NTILES][4], int s, LoadB load_b, After after = {}) const {
+  template <typename LoadB>
+  __device__ __forceinline__ void run(float (&acc)[MT][NTILES][4], int s, LoadB load_b) const {
 #pragma unroll
     for (int ni = 0; ni < NTILES; ++ni) {
       u32 bf[4];
       load_b(s, ni, bf);
 #pragma unroll
       for (int mi = 0; mi < MT; ++mi) MmaSp<T>::run(acc[mi][ni], af[mi], bf, ef[mi]);
-      after(ni);
     }
   }
 };
@@ -261,7 +256,7 @@ __device__ __forceinline__ void zero(float (&acc)[A][B][4]) {
 // block, so that only the step's part of each address is computed in the main loop (v337).
 template <typename T, int BM, int NT>
 __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, const u8* meta, int row0, int R,
-                                             int steps, int step, int tid, int only = -1) {
+                                             int steps, int step, int tid) {
   constexpr int A_CPR = 2 * KS * 2 / 16, A_CPB = BLOCK_ROWS * A_CPR, A_COPIES = BM * A_CPR;
   constexpr int C_CPB = BLOCK_ROWS * (KS / 2) / 16, C_COPIES = BM * (KS / 2) / 16;
   static_assert(A_CPR == 4, "the A swizzle (mma_stage_frags' swizzle<4>) assumes 4 chunks per row");
@@ -273,7 +268,6 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
 #pragma unroll
   for (int j = 0; j < (A_COPIES + NT - 1) / NT; ++j) {
     const int i = tid + j * NT, b = i / A_CPB;
-    if (only >= 0 && only != j) continue;
     if (A_COPIES % NT == 0 || i < A_COPIES) {
       const bool ok = b < blocks;
       cp_async16(a + i * 8, cta_values + static_cast<u32>(ok ? b * steps * (BLOCK_ROWS * 2 * KS) + (i % A_CPB) * 8 : 0), ok);
@@ -282,28 +276,11 @@ __device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, c
 #pragma unroll
   for (int j = 0; j < (C_COPIES + NT - 1) / NT; ++j) {
     const int i = tid + j * NT;
-    if (only >= 0 && only != (A_COPIES + NT - 1) / NT + j) continue;
     if (C_COPIES % NT == 0 || i < C_COPIES)
       cp_async16(codes + i * 16, cta_meta + static_cast<u32>(min(i / C_CPB, blocks - 1) * steps * (BLOCK_ROWS * KS / 2)
                                                              + (i % C_CPB) * 16), true);
   }
 }
-
-// (v346 A/B knob: 1 loads k-step 0's fragments before the next stage's copies are issued, not after; 2 also splits
-// the copies: A and codes after k-step 0's fragments, B after k-step 1's; 3 spreads them over VNM_COPY_SLOTS groups
-// between the stage's n-tile mma.sp groups, so that their ~170 issue slots (SASS, 128 x 64) fall in the tensor
-// pipe's shadow instead of before it; 0 as v344. Unmeasured: the branch keeps 3 only if the GPU sweep says so.)
-#ifndef VNM_COPY_SLOTS
-#define VNM_COPY_SLOTS 4
-#endif
-#ifndef VNM_EARLY_FRAGS
-#define VNM_EARLY_FRAGS 3
-#endif
-// (v349 A/B knob: 1 keeps each thread's ldmatrix addresses of stage buffer 0 in registers, so that a stage's are
-// one add each and immediates; 0 computes them from the stage's pointers, as v346.)
-#ifndef VNM_FRAG_ADDR
-#define VNM_FRAG_ADDR 1
-#endif
 
 // Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
 // Without SPLIT the CTA writes y (bias fused); with SPLIT it writes fp32 partial sums
@@ -329,8 +306,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // (v20's whole lines had lost 10-30% to that address math).
   constexpr int B_TASKS = KROWS * BN / 8;
   static_assert(!(XROW && HAS_COLS), "X row-major is read only where nothing is gathered (plain 2:4)");
-  constexpr int EARLY_FRAGS = VNM_EARLY_FRAGS;
-  constexpr bool FRAG_ADDR = VNM_FRAG_ADDR;
   using SB = StageB<T, WN, BN, BN, true, XROW>;
   constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
   using Plan = SmemPlan<BM, BN, STAGES>;
@@ -373,10 +348,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const char* xcol = reinterpret_cast<const char*>(xt + (tok_ok ? tok0 + bc * 8 : 0));
   const char* xrow = reinterpret_cast<const char*>(xt + static_cast<size_t>(min(tok0 + kr0, ntok_load - 1)) * ldx);
   const u32 ldx_bytes = static_cast<u32>(ldx) * sizeof(T);  // (a row of X or X^T: < 4 GB)
-#if VNM_FRAG_ADDR
   asm("" : "+l"(xcol));
   asm("" : "+l"(xrow));
-#endif
   auto fetch_columns = [&](int step) {
     if (!HAS_COLS || step >= kend) return;  // (past the last stage: no copies read them)
 #pragma unroll
@@ -384,40 +357,26 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       if (B_TASKS % NT == 0 || tid + j * NT < B_TASKS) colw[j] = __ldg(colt + step * KS + j * (KR_STEP / 4));
   };
 
-  auto load_stage_a = [&](int buf, int step, int only = -1) {
-    load_a_codes<T, BM, NT>(sA + buf * Plan::A, sM + buf * Plan::M, values, meta, row0, R, total_steps, step, tid, only);
-  };
-  auto load_stage_b = [&](int buf, int step, int only = -1) {
+  auto load_stage = [&](int buf, int step) {
+    load_a_codes<T, BM, NT>(sA + buf * Plan::A, sM + buf * Plan::M, values, meta, row0, R, total_steps, step, tid);
     const int g0 = step * KS;
     T* b = sB + buf * Plan::B;
 #pragma unroll
     for (int j = 0; j < B_ITERS; ++j) {
       const int i = tid + j * NT;
-      if ((only >= 0 && only != j) || !(B_TASKS % NT == 0 || i < B_TASKS)) continue;
+      if (!(B_TASKS % NT == 0 || i < B_TASKS)) continue;
       if constexpr (XROW) {
         const int t = kr0 + j * KR_STEP, k = g0 * 4 + bc * 8;  // (m == 4: group g holds columns 4 g ..)
         const bool ok = k < K && tok0 + t < ntok_load;
-#if VNM_FRAG_ADDR
         cp_async16(b + t * KROWS + swizzle<B_CPR>(t, bc) * 8,
                    xrow + (ok ? static_cast<size_t>(j * KR_STEP) * ldx_bytes + k * sizeof(T) : 0), ok);
-#else
-        cp_async16(b + t * KROWS + swizzle<B_CPR>(t, bc) * 8, ok ? xt + static_cast<size_t>(tok0 + t) * ldx + k : xt, ok);
-#endif
       } else {
         const int kr = kr0 + j * KR_STEP;
         const u32 k = ((g0 + kr / 4) >> gshift) * m + __byte_perm(colw[j], 0, col_byte);
         const bool ok = tok_ok && k < static_cast<u32>(K);
-#if VNM_FRAG_ADDR
         cp_async16(b + kr * BN + swizzle<B_CPR>(kr, bc) * 8, xcol + static_cast<size_t>(ok ? k : 0) * ldx_bytes, ok);
-#else
-        cp_async16(b + kr * BN + swizzle<B_CPR>(kr, bc) * 8, ok ? static_cast<const void*>(xcol + static_cast<size_t>(k) * ldx_bytes) : xt, ok);
-#endif
       }
     }
-  };
-  auto load_stage = [&](int buf, int step) {
-    load_stage_a(buf, step);
-    load_stage_b(buf, step);
   };
 
   // Launched with PDL (sm_90), the CTA may start while X's transpose still runs: until the wait it
@@ -440,14 +399,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 
   float acc[MT][NTILES][4];
   zero(acc);
-  // (FRAG_ADDR) this thread's ldmatrix addresses in stage buffer 0: a stage's are these plus one uniform offset
+  // This thread's ldmatrix addresses in stage buffer 0: a stage's are these plus one uniform offset (SASS: LDSM
+  // [R + UR + imm], no arithmetic; v349: from the stage pointers, ptxas rebuilt each one a stage, ~3 instructions).
   u32 a_at[2], b_at[SB::AT];
-  if constexpr (FRAG_ADDR) {
 #pragma unroll
-    for (int s = 0; s < 2; ++s) a_at[s] = smem_addr(sA) + StepFrags<T, WM, WN>::a_offset(s, wm, lane);
+  for (int s = 0; s < 2; ++s) a_at[s] = smem_addr(sA) + StepFrags<T, WM, WN>::a_offset(s, wm, lane);
 #pragma unroll
-    for (int x = 0; x < SB::AT; ++x) b_at[x] = smem_addr(sB) + SB::at(x, wn, lane);
-  }
+  for (int x = 0; x < SB::AT; ++x) b_at[x] = smem_addr(sB) + SB::at(x, wn, lane);
 
   // Multistage cp.async pipeline: STAGES-1 stages in flight while one is consumed.
   fetch_columns(kbeg);
@@ -462,80 +420,20 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   for (int step = kbeg; step < kend; ++step) {
     cp_async_wait<STAGES - 2>();
     __syncthreads();  // stage `step` visible to all; everyone is done reading stage step-1
+    const int next = step + STAGES - 1;
+    if (next < kend) {
+      load_stage((next - kbeg) % STAGES, next);
+      fetch_columns(next + 1);
+    }
+    cp_async_commit();
     const int buf = (step - kbeg) % STAGES;
-    const T* a = sA + buf * Plan::A;
-    const T* b = sB + buf * Plan::B;
-    const u8* me = sM + buf * Plan::M;
     StepFrags<T, WM, WN> f;
-    auto load_b = [&](int s, int ni, u32 (&bf)[4]) {
-      if constexpr (FRAG_ADDR) SB::load(bf, b_at[SB::x(s, ni)] + buf * (Plan::B * sizeof(T)) + SB::step(s, ni));
-      else stage_b_frag<T, WN, BN, BN, true, XROW>(bf, b, s, ni, wn, lane);
-    };
-    auto load_a = [&](int s) {
-      if constexpr (FRAG_ADDR) f.load_a_at(s, a_at[s] + buf * (Plan::A * sizeof(T)), me, wm, lane);
-      else f.load_a(s, a, me, wm, lane);
-    };
-    u32 bq[NTILES][4];
-    auto preload = [&](int s) {  // k-step s's A and B fragments, all before its mma.sp
-      load_a(s);
 #pragma unroll
-      for (int ni = 0; ni < NTILES; ++ni) load_b(s, ni, bq[ni]);
-    };
-    auto run_preloaded = [&](int s) {
-      f.run(acc, s, [&](int, int ni, u32 (&bf)[4]) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) bf[e] = bq[ni][e];
+    for (int s = 0; s < 2; ++s) {
+      f.load_a_at(s, a_at[s] + buf * (Plan::A * sizeof(T)), sM + buf * Plan::M, wm, lane);
+      f.run(acc, s, [&](int ks, int ni, u32 (&bf)[4]) {
+        SB::load(bf, b_at[SB::x(ks, ni)] + buf * (Plan::B * sizeof(T)) + SB::step(ks, ni));
       });
-    };
-    const int next = step + STAGES - 1, nbuf = (next - kbeg) % STAGES;
-    if constexpr (EARLY_FRAGS == 3) {  // the next stage's copies spread over the stage's n-tile mma.sp groups
-      constexpr int QA = (BM * 4 + NT - 1) / NT + (BM * (KS / 2) / 16 + NT - 1) / NT, Q = QA + B_ITERS;
-      constexpr int P = VNM_COPY_SLOTS < 2 * NTILES ? VNM_COPY_SLOTS : 2 * NTILES;  // slots a stage
-      static_assert(P > 0 && (2 * NTILES) % P == 0, "every copy in exactly one slot: slots divide the n-tile groups");
-#pragma unroll
-      for (int s = 0; s < 2; ++s) {
-        load_a(s);
-        f.run(acc, s, load_b, [&](int ni) {
-          if ((s * NTILES + ni + 1) % (2 * NTILES / P) != 0) return;
-          const int p = (s * NTILES + ni + 1) / (2 * NTILES / P) - 1;
-          if (next < kend) {
-#pragma unroll
-            for (int q = p * Q / P; q < (p + 1) * Q / P; ++q) {
-              if (q < QA) load_stage_a(nbuf, next, q);
-              else load_stage_b(nbuf, next, q - QA);
-            }
-            if (p == P - 1) fetch_columns(next + 1);
-          }
-        });
-      }
-      cp_async_commit();
-    } else if constexpr (EARLY_FRAGS == 2) {  // each k-step's fragments first, then half of the next stage's copies
-      preload(0);
-      if (next < kend) load_stage_a(nbuf, next);
-      run_preloaded(0);
-      preload(1);
-      if (next < kend) {
-        load_stage_b(nbuf, next);
-        fetch_columns(next + 1);
-      }
-      cp_async_commit();
-      run_preloaded(1);
-    } else {
-      if constexpr (EARLY_FRAGS == 1) preload(0);  // k-step 0's fragments before the copies, whose issue hides their latency
-      if (next < kend) {
-        load_stage(nbuf, next);
-        fetch_columns(next + 1);
-      }
-      cp_async_commit();
-#pragma unroll
-      for (int s = 0; s < 2; ++s) {
-        if (EARLY_FRAGS == 1 && s == 0) {
-          run_preloaded(0);
-        } else {
-          load_a(s);
-          f.run(acc, s, load_b);
-        }
-      }
     }
   }
   cp_async_wait<0>();
