@@ -84,16 +84,19 @@ __device__ __forceinline__ void prefetch_l2(const void* p) {
   asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p));
 }
 
-__device__ __forceinline__ void ldmatrix_x4(u32 (&r)[4], const void* p) {
+// (at a shared-space address, or at a generic pointer into shared memory)
+__device__ __forceinline__ void ldmatrix_x4(u32 (&r)[4], u32 addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(p)));
+               : "r"(addr));
 }
-__device__ __forceinline__ void ldmatrix_x4_trans(u32 (&r)[4], const void* p) {
+__device__ __forceinline__ void ldmatrix_x4_trans(u32 (&r)[4], u32 addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(p)));
+               : "r"(addr));
 }
+__device__ __forceinline__ void ldmatrix_x4(u32 (&r)[4], const void* p) { ldmatrix_x4(r, smem_addr(p)); }
+__device__ __forceinline__ void ldmatrix_x4_trans(u32 (&r)[4], const void* p) { ldmatrix_x4_trans(r, smem_addr(p)); }
 
 // XOR swizzle of 16-byte chunks inside rows of CPR chunks, so that the 8 rows an ldmatrix phase
 // reads at one chunk column land in 8 different 16-byte bank groups.

@@ -54,37 +54,26 @@ struct SmemPlan {
   static constexpr int BYTES = PIPE > EPI ? PIPE : EPI;
 };
 
-// One pipeline stage of math for one warp: 2 k-steps of mma.sp over its WM x WN tile. A (compressed
-// values) rows are 2*KS values with the 4-chunk swizzle; `load_b(s, ni, bf)` supplies the B
-// fragment of k-step s, n-tile ni (the layout below).
+// One k-step of math for one warp (a pipeline stage is 2): the fragments (`load`), then the mma.sp over its WM x WN
+// tile (`run`), apart so that a kernel may issue other work between them while the ldmatrix results land. A
+// (compressed values) rows are 2*KS values with the 4-chunk swizzle; `load_b(s, ni, bf)` supplies the B fragment
+// of k-step s, n-tile ni (the layout below).
 //
 // IMAGE: A and metadata are the wgmma.sp fragment image's (spmm_wgmma_sp.build_frag_layout): per
 // 64-row block, 4 KB of A registers [k-step][128 threads][4 x u32] at a + a_block b and 512 B of
 // metadata words [64 = threads with tig < 2][2] at me + me_block b. wgmma.sp's per-warp register
 // layout is mma.sp m16n8k32's (rows gid / gid + 8, groups tig / tig + 4; the metadata word of rows
 // gid and gid + 8, groups 4 (tig & 1) ..): m16 tile q of the CTA is warp q % 4 of block q / 4 there.
-template <typename T, int WM, int WN, bool IMAGE = false, typename LoadB>
-__device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4], const T* a, const u8* me, int wm,
-                                                int lane, LoadB load_b, int me_block = 0, int a_block = 4096) {
-  constexpr int MT = WM / 16, NTILES = WN / 8;
-  // Metadata of both k-steps at once: a row's 8 bytes per stage are its codes for 16 groups. Lane
-  // tig 0 needs the low 16 bits of each k-step's word for rows gid (low half) and gid + 8 (high
-  // half), lane tig 1 the high 16 bits: one byte permute per k-step. (IMAGE: the words as stored.)
-  u32 ew[MT][2];
-  if constexpr (!IMAGE) {
-#pragma unroll
-    for (int mi = 0; mi < MT; ++mi) {
-      const int rr = wm * WM + mi * 16 + (lane >> 2);
-      const uint2 lo = *reinterpret_cast<const uint2*>(me + rr * (KS / 2));
-      const uint2 hi = *reinterpret_cast<const uint2*>(me + (rr + 8) * (KS / 2));
-      const u32 sel = (lane & 1) ? 0x7632u : 0x5410u;
-      ew[mi][0] = __byte_perm(lo.x, hi.x, sel);
-      ew[mi][1] = __byte_perm(lo.y, hi.y, sel);
-    }
-  }
-#pragma unroll
-  for (int s = 0; s < 2; ++s) {
-    u32 af[MT][4], ef[MT];
+template <typename T, int WM, int WN, bool IMAGE = false>
+struct StepFrags {
+  static constexpr int MT = WM / 16, NTILES = WN / 8;
+  u32 ew[MT][2];  // (not IMAGE) metadata words of both k-steps, read with k-step 0
+  u32 af[MT][4], ef[MT];
+
+  // A fragments and metadata of k-step s.
+  __device__ __forceinline__ void load_a(int s, const T* a, const u8* me, int wm, int lane, int me_block = 0,
+                                         int a_block = 4096) {
+    load_codes(s, me, wm, lane);
 #pragma unroll
     for (int mi = 0; mi < MT; ++mi) {
       if constexpr (IMAGE) {
@@ -93,11 +82,48 @@ __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4]
         af[mi][0] = w.x; af[mi][1] = w.y; af[mi][2] = w.z; af[mi][3] = w.w;
         ef[mi] = *reinterpret_cast<const u32*>(me + (q >> 2) * me_block + wc * 8 + 4 * s);
       } else {
-        const int r = wm * WM + mi * 16 + (lane & 15);
-        ldmatrix_x4(af[mi], a + r * 2 * KS + swizzle<4>(r, 2 * s + (lane >> 4)) * 8);
-        ef[mi] = ew[mi][s];
+        ldmatrix_x4(af[mi], a + a_offset(s, wm, lane) / sizeof(T) + mi * 16 * 2 * KS);
       }
     }
+  }
+  // The same from a_at, this thread's shared-space address of k-step s's first fragment (a_offset bytes into the
+  // stage): the address math of a stage is then one add, the rest immediates.
+  __device__ __forceinline__ void load_a_at(int s, u32 a_at, const u8* me, int wm, int lane) {
+    load_codes(s, me, wm, lane);
+#pragma unroll
+    for (int mi = 0; mi < MT; ++mi) ldmatrix_x4(af[mi], a_at + mi * 16 * 2 * KS * sizeof(T));
+  }
+  // Bytes from a stage's A tile to this thread's ldmatrix row of k-step s, n-tile 0: rows 2*KS values with the
+  // 4-chunk swizzle (whose row term, (row / 2) & 3, is the same for every m-tile).
+  static __device__ __forceinline__ int a_offset(int s, int wm, int lane) {
+    const int r = wm * WM + (lane & 15);
+    return (r * 2 * KS + swizzle<4>(r, 2 * s + (lane >> 4)) * 8) * sizeof(T);
+  }
+
+  __device__ __forceinline__ void load_codes(int s, const u8* me, int wm, int lane) {
+    // Metadata of both k-steps at once: a row's 8 bytes per stage are its codes for 16 groups. Lane
+    // tig 0 needs the low 16 bits of each k-step's word for rows gid (low half) and gid + 8 (high
+    // half), lane tig 1 the high 16 bits: one byte permute per k-step. (IMAGE: the words as stored.)
+    if constexpr (!IMAGE) {
+      if (s == 0) {
+#pragma unroll
+        for (int mi = 0; mi < MT; ++mi) {
+          const int rr = wm * WM + mi * 16 + (lane >> 2);
+          const uint2 lo = *reinterpret_cast<const uint2*>(me + rr * (KS / 2));
+          const uint2 hi = *reinterpret_cast<const uint2*>(me + (rr + 8) * (KS / 2));
+          const u32 sel = (lane & 1) ? 0x7632u : 0x5410u;
+          ew[mi][0] = __byte_perm(lo.x, hi.x, sel);
+          ew[mi][1] = __byte_perm(lo.y, hi.y, sel);
+        }
+      }
+#pragma unroll
+      for (int mi = 0; mi < MT; ++mi) ef[mi] = ew[mi][s];
+    }
+  }
+
+  // The mma.sp of k-step s, each n-tile's B fragment from load_b(s, ni, bf) just before its use.
+  template <typename LoadB>
+  __device__ __forceinline__ void run(float (&acc)[MT][NTILES][4], int s, LoadB load_b) const {
 #pragma unroll
     for (int ni = 0; ni < NTILES; ++ni) {
       u32 bf[4];
@@ -105,6 +131,18 @@ __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4]
 #pragma unroll
       for (int mi = 0; mi < MT; ++mi) MmaSp<T>::run(acc[mi][ni], af[mi], bf, ef[mi]);
     }
+  }
+};
+
+// One pipeline stage of math for one warp: both k-steps.
+template <typename T, int WM, int WN, bool IMAGE = false, typename LoadB>
+__device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4], const T* a, const u8* me, int wm,
+                                                int lane, LoadB load_b, int me_block = 0, int a_block = 4096) {
+  StepFrags<T, WM, WN, IMAGE> f;
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+    f.load_a(s, a, me, wm, lane, me_block, a_block);
+    f.run(acc, s, load_b);
   }
 }
 
@@ -114,17 +152,42 @@ __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4]
 // apart, chunk-swizzled when BSWIZZLE (cp.async path) or padded (bulk-copy path); with XROW from a
 // tile of token rows [BN][KROWS] (swizzled), by ldmatrix without .trans: its 8 x 8 matrix j of k-step s
 // is k 32 s + 8 j .., its rows tokens.
+// Bytes from a staged B tile to this thread's ldmatrix row of k-step s, n-tile ni, as a per-thread part `at(x)` plus
+// an immediate `step(s, ni)`. X^T rows: x = ni (k-step s is 32 rows further, at the same swizzle: 32 rows are whole
+// swizzle periods); XROW: x = s (n-tile ni is 8 token rows further, the same swizzle).
+template <typename T, int WN, int BN, int BPITCH, bool BSWIZZLE, bool XROW>
+struct StageB {
+  static constexpr int AT = XROW ? 2 : WN / 8;  // per-thread parts
+  static __device__ __forceinline__ int at(int x, int wn, int lane) {
+    if constexpr (XROW) {
+      const int t = wn * WN + (lane & 7);
+      return (t * KROWS + swizzle<KROWS / 8>(t, 4 * x + (lane >> 3)) * 8) * sizeof(T);
+    } else {
+      const int c = (wn * WN + x * 8) / 8;
+      return (lane * BPITCH + (BSWIZZLE ? swizzle<BN / 8>(lane, c) : c) * 8) * sizeof(T);
+    }
+  }
+  static __device__ __forceinline__ constexpr int x(int s, int ni) { return XROW ? s : ni; }
+  static __device__ __forceinline__ constexpr int step(int s, int ni) {
+    return (XROW ? ni * 8 * KROWS : 32 * s * BPITCH) * sizeof(T);
+  }
+  static __device__ __forceinline__ void load(u32 (&bf)[4], u32 addr) {
+    if constexpr (XROW) ldmatrix_x4(bf, addr);
+    else ldmatrix_x4_trans(bf, addr);
+  }
+};
+
+template <typename T, int WN, int BN, int BPITCH, bool BSWIZZLE, bool XROW = false>
+__device__ __forceinline__ void stage_b_frag(u32 (&bf)[4], const T* b, int s, int ni, int wn, int lane) {
+  using SB = StageB<T, WN, BN, BPITCH, BSWIZZLE, XROW>;
+  SB::load(bf, smem_addr(b) + SB::at(SB::x(s, ni), wn, lane) + SB::step(s, ni));
+}
+
 template <typename T, int WM, int WN, int BN, int BPITCH, bool BSWIZZLE, bool XROW = false>
 __device__ __forceinline__ void mma_stage(float (&acc)[WM / 16][WN / 8][4], const T* a, const T* b, const u8* me,
                                           int wm, int wn, int lane) {
   mma_stage_frags<T, WM, WN>(acc, a, me, wm, lane, [&](int s, int ni, u32 (&bf)[4]) {
-    if constexpr (XROW) {
-      const int t = wn * WN + ni * 8 + (lane & 7), c = 4 * s + (lane >> 3);
-      ldmatrix_x4(bf, b + t * KROWS + swizzle<KROWS / 8>(t, c) * 8);
-    } else {
-      const int kr = 32 * s + lane, c = (wn * WN + ni * 8) / 8;
-      ldmatrix_x4_trans(bf, b + kr * BPITCH + (BSWIZZLE ? swizzle<BN / 8>(kr, c) : c) * 8);
-    }
+    stage_b_frag<T, WN, BN, BPITCH, BSWIZZLE, XROW>(bf, b, s, ni, wn, lane);
   });
 }
 
@@ -243,6 +306,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // (v20's whole lines had lost 10-30% to that address math).
   constexpr int B_TASKS = KROWS * BN / 8;
   static_assert(!(XROW && HAS_COLS), "X row-major is read only where nothing is gathered (plain 2:4)");
+  using SB = StageB<T, WN, BN, BN, true, XROW>;
   constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
   using Plan = SmemPlan<BM, BN, STAGES>;
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
@@ -267,32 +331,50 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   // Column words of the groups whose B rows this thread copies, fetched one stage ahead so that
   // their global-load latency hides behind a stage of math.
   u32 colw[B_ITERS];
-  auto fetch_columns = [&](int step) {
 #pragma unroll
-    for (int j = 0; j < B_ITERS; ++j) {
-      const int i = tid + j * NT;
-      const int g = step * KS + (i / B_CPR) / 4;
-      colw[j] = (HAS_COLS && (B_TASKS % NT == 0 || i < B_TASKS) && step < kend) ? __ldg(colrow + g) : IDENTITY_COLUMNS;
-    }
+  for (int j = 0; j < B_ITERS; ++j) colw[j] = IDENTITY_COLUMNS;  // (no column list: plain 2:4)
+  // The chunk that each of this thread's B copies moves (NT is a multiple of B_CPR) and what of its address
+  // is the same every stage: the copy's own part is one multiply-add of its X^T row. Copy j's k-row is
+  // kr0 + j KR_STEP: its column word is j KR_STEP / 4 words after the thread's first, the same byte of each.
+  constexpr int KR_STEP = NT / B_CPR;
+  static_assert(NT % B_CPR == 0 && (B_ITERS == 1 || KR_STEP % 4 == 0), "a thread's B copies: one chunk, one byte of their column words");
+  const int bc = tid % B_CPR, kr0 = tid / B_CPR;
+  const u32 col_byte = 0x4440u | (kr0 & 3);  // __byte_perm selector: that byte, zero-extended
+  const u32* colt = HAS_COLS ? colrow + kr0 / 4 : nullptr;
+  const bool tok_ok = tok0 + bc * 8 < ntok_load;
+  // A copy's source: one 32 x 32 -> 64-bit multiply-add onto a per-thread pointer (X^T: this chunk's tokens in row 0;
+  // XROW: this thread's first token row), made opaque so that the compiler does not rebuild it from the kernel's
+  // arguments at every copy (~10 instructions each). A zero-filled copy reads nothing: its offset is 0, inside X.
+  const char* xcol = reinterpret_cast<const char*>(xt + (tok_ok ? tok0 + bc * 8 : 0));
+  const char* xrow = reinterpret_cast<const char*>(xt + static_cast<size_t>(min(tok0 + kr0, ntok_load - 1)) * ldx);
+  const u32 ldx_bytes = static_cast<u32>(ldx) * sizeof(T);  // (a row of X or X^T: < 4 GB)
+  asm("" : "+l"(xcol));
+  asm("" : "+l"(xrow));
+  auto fetch_columns = [&](int step) {
+    if (!HAS_COLS || step >= kend) return;  // (past the last stage: no copies read them)
+#pragma unroll
+    for (int j = 0; j < B_ITERS; ++j)
+      if (B_TASKS % NT == 0 || tid + j * NT < B_TASKS) colw[j] = __ldg(colt + step * KS + j * (KR_STEP / 4));
   };
 
   auto load_stage = [&](int buf, int step) {
-    const int g0 = step * KS;
     load_a_codes<T, BM, NT>(sA + buf * Plan::A, sM + buf * Plan::M, values, meta, row0, R, total_steps, step, tid);
+    const int g0 = step * KS;
     T* b = sB + buf * Plan::B;
 #pragma unroll
     for (int j = 0; j < B_ITERS; ++j) {
       const int i = tid + j * NT;
       if (!(B_TASKS % NT == 0 || i < B_TASKS)) continue;
       if constexpr (XROW) {
-        const int t = i / B_CPR, c = i % B_CPR, k = g0 * 4 + c * 8;  // (m == 4: group g holds columns 4 g ..)
+        const int t = kr0 + j * KR_STEP, k = g0 * 4 + bc * 8;  // (m == 4: group g holds columns 4 g ..)
         const bool ok = k < K && tok0 + t < ntok_load;
-        cp_async16(b + t * KROWS + swizzle<B_CPR>(t, c) * 8, ok ? xt + static_cast<size_t>(tok0 + t) * ldx + k : xt, ok);
+        cp_async16(b + t * KROWS + swizzle<B_CPR>(t, bc) * 8,
+                   xrow + (ok ? static_cast<size_t>(j * KR_STEP) * ldx_bytes + k * sizeof(T) : 0), ok);
       } else {
-        const int kr = i / B_CPR, c = i % B_CPR;
-        const int k = ((g0 + kr / 4) >> gshift) * m + static_cast<int>((colw[j] >> (8 * (kr & 3))) & 0xffu);
-        const bool ok = k < K && tok0 + c * 8 < ntok_load;
-        cp_async16(b + kr * BN + swizzle<B_CPR>(kr, c) * 8, ok ? xt + static_cast<size_t>(k) * ldx + tok0 + c * 8 : xt, ok);
+        const int kr = kr0 + j * KR_STEP;
+        const u32 k = ((g0 + kr / 4) >> gshift) * m + __byte_perm(colw[j], 0, col_byte);
+        const bool ok = tok_ok && k < static_cast<u32>(K);
+        cp_async16(b + kr * BN + swizzle<B_CPR>(kr, bc) * 8, xcol + static_cast<size_t>(ok ? k : 0) * ldx_bytes, ok);
       }
     }
   };
@@ -317,6 +399,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 
   float acc[MT][NTILES][4];
   zero(acc);
+  // This thread's ldmatrix addresses in stage buffer 0: a stage's are these plus one uniform offset (SASS: LDSM
+  // [R + UR + imm], no arithmetic; v349: from the stage pointers, ptxas rebuilt each one a stage, ~3 instructions).
+  u32 a_at[2], b_at[SB::AT];
+#pragma unroll
+  for (int s = 0; s < 2; ++s) a_at[s] = smem_addr(sA) + StepFrags<T, WM, WN>::a_offset(s, wm, lane);
+#pragma unroll
+  for (int x = 0; x < SB::AT; ++x) b_at[x] = smem_addr(sB) + SB::at(x, wn, lane);
 
   // Multistage cp.async pipeline: STAGES-1 stages in flight while one is consumed.
   fetch_columns(kbeg);
@@ -338,7 +427,14 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     }
     cp_async_commit();
     const int buf = (step - kbeg) % STAGES;
-    mma_stage<T, WM, WN, BN, BN, true, XROW>(acc, sA + buf * Plan::A, sB + buf * Plan::B, sM + buf * Plan::M, wm, wn, lane);
+    StepFrags<T, WM, WN> f;
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+      f.load_a_at(s, a_at[s] + buf * (Plan::A * sizeof(T)), sM + buf * Plan::M, wm, lane);
+      f.run(acc, s, [&](int ks, int ni, u32 (&bf)[4]) {
+        SB::load(bf, b_at[SB::x(ks, ni)] + buf * (Plan::B * sizeof(T)) + SB::step(ks, ni));
+      });
+    }
   }
   cp_async_wait<0>();
   __syncthreads();
