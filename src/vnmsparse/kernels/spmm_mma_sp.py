@@ -153,8 +153,10 @@ DECODE_64_ROWS = True  # (A/B switch: False keeps the row tile of V, as before v
 # 11008 240.8 / 250.0, 1040.0 / 991.2; 1024 x 4096 26.4 / 47.3, 94.5 / 93.6. A wide wave now costs 1.29-1.56 narrow
 # ones by shape (K and how full the last waves are move it), and no constant picks all eight:
 # 1.2-1.3 cost +0.9% over the best pick in sum (4096^2 T = 8192 +5%, 4096 x 11008 T = 2048 +4%), 1.4 +3.0%, never
-# wide +2.7%: 1.25 stays.
-WIDE_PREFILL_COST = 1.25
+# wide +2.7%: 1.25 stayed. v349 (H100, the loop's addresses kept in registers, which sped the narrow tile more:
+# 4096^2 x 8192 128:2:8 371 -> 300 us, wide 381 -> 319) made a wide wave cost 319 / 300 x 11 / 8 = 1.46 narrow ones
+# there: 1.45, until a sweep over the shapes re-fits it.
+WIDE_PREFILL_COST = 1.45
 
 
 def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True, rows: int = 0, sms: int = 0) -> TileConfig:
