@@ -54,8 +54,8 @@ struct SmemPlan {
   static constexpr int BYTES = PIPE > EPI ? PIPE : EPI;
 };
 
-// One k-step of math for one warp (a pipeline stage is 2): the fragments (`load`), then the mma.sp over its WM x WN
-// tile (`run`), apart so that a kernel may issue other work between them while the ldmatrix results land. A
+// One k-step of math for one warp (a pipeline stage is 2): the A fragments and codes (`load_a`, or `load_a_at` from a
+// kept shared-memory address), then the mma.sp over its WM x WN tile (`run`). A
 // (compressed values) rows are 2*KS values with the 4-chunk swizzle; `load_b(s, ni, bf)` supplies the B fragment
 // of k-step s, n-tile ni (the layout below).
 //
@@ -153,7 +153,7 @@ __device__ __forceinline__ void mma_stage_frags(float (&acc)[WM / 16][WN / 8][4]
 // tile of token rows [BN][KROWS] (swizzled), by ldmatrix without .trans: its 8 x 8 matrix j of k-step s
 // is k 32 s + 8 j .., its rows tokens.
 // Bytes from a staged B tile to this thread's ldmatrix row of k-step s, n-tile ni, as a per-thread part `at(x)` plus
-// an immediate `step(s, ni)`. X^T rows: x = ni (k-step s is 32 rows further, at the same swizzle: 32 rows are whole
+// an immediate `imm(s, ni)`. X^T rows: x = ni (k-step s is 32 rows further, at the same swizzle: 32 rows are whole
 // swizzle periods); XROW: x = s (n-tile ni is 8 token rows further, the same swizzle).
 template <typename T, int WN, int BN, int BPITCH, bool BSWIZZLE, bool XROW>
 struct StageB {
@@ -168,7 +168,7 @@ struct StageB {
     }
   }
   static __device__ __forceinline__ constexpr int x(int s, int ni) { return XROW ? s : ni; }
-  static __device__ __forceinline__ constexpr int step(int s, int ni) {
+  static __device__ __forceinline__ constexpr int imm(int s, int ni) {
     return (XROW ? ni * 8 * KROWS : 32 * s * BPITCH) * sizeof(T);
   }
   static __device__ __forceinline__ void load(u32 (&bf)[4], u32 addr) {
@@ -180,7 +180,7 @@ struct StageB {
 template <typename T, int WN, int BN, int BPITCH, bool BSWIZZLE, bool XROW = false>
 __device__ __forceinline__ void stage_b_frag(u32 (&bf)[4], const T* b, int s, int ni, int wn, int lane) {
   using SB = StageB<T, WN, BN, BPITCH, BSWIZZLE, XROW>;
-  SB::load(bf, smem_addr(b) + SB::at(SB::x(s, ni), wn, lane) + SB::step(s, ni));
+  SB::load(bf, smem_addr(b) + SB::at(SB::x(s, ni), wn, lane) + SB::imm(s, ni));
 }
 
 template <typename T, int WM, int WN, int BN, int BPITCH, bool BSWIZZLE, bool XROW = false>
@@ -432,7 +432,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     for (int s = 0; s < 2; ++s) {
       f.load_a_at(s, a_at[s] + buf * (Plan::A * sizeof(T)), sM + buf * Plan::M, wm, lane);
       f.run(acc, s, [&](int ks, int ni, u32 (&bf)[4]) {
-        SB::load(bf, b_at[SB::x(ks, ni)] + buf * (Plan::B * sizeof(T)) + SB::step(ks, ni));
+        SB::load(bf, b_at[SB::x(ks, ni)] + buf * (Plan::B * sizeof(T)) + SB::imm(ks, ni));
       });
     }
   }
