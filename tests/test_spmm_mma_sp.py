@@ -59,8 +59,9 @@ def test_tile_choice_respects_v():
 
 def test_prefill_tile_by_waves():
     """Given rows and SMs, a 128-row prefill takes 128 x 256 where its whole waves, at WIDE_PREFILL_COST each,
-    cost less than the 128 x 64 tile's (v338: 4096^2 x 4096), 128 x 64 where the 128 x 64 grid fits one wave (v213)
-    or rounds up better (v349: 4096^2 x 8192, 11 narrow waves against 8 wide ones, measured 300 against 319 us)."""
+    cost less than the 128 x 64 tile's (v338 at 4096^2 x 8192; since v349, e.g. 4096^2 x 4096), 128 x 64 where the
+    128 x 64 grid fits one wave (v213) or rounds up better (v349: 4096^2 x 8192, 11 narrow waves against 8 wide ones,
+    measured 300 against 319 us)."""
     narrow, wide = K.TILE_TABLE[False][(128, "prefill")], K.TILE_TABLE[False][(128, "prefill_wide")]
     assert (narrow.ctas_per_sm, wide.ctas_per_sm) == (3, 1)
     assert (wide.bm, wide.bn) == (128, 256)

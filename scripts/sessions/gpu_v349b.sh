@@ -2,6 +2,7 @@
 # v349b: gpu_v349.sh cut to ~330 s (for the session's last device time): one sweep of main's kernel against the
 # branch's (knob 0 and 3 with FRAG_ADDR, 128 x 64 / 128 x 128 / 128 x 256, 64:2:8, 2:4), then the kernel file's GPU tests.
 #   (from main: git archive the branch into build/ef, carry it)  cd build/ef && OUT=$OUT bash scripts/sessions/gpu_v349b.sh
+# (Ran on branch mma-sp-early-frags at 58be8a3; its knobs were removed when it merged, knob 0 with FRAG_ADDR kept.)
 source "$(dirname "$0")/../gpu_lib.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 main() { PYTHONPATH=$PWD/../../src timeout 50 python ../../scripts/tile_sweep.py "$@" 2>&1 | grep -v Warn | sed "s/^/[main] /"; }
