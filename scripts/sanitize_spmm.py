@@ -46,7 +46,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--tiles", default="", help="comma-separated tile-name suffixes: run only those tiles")
 ap.add_argument("--split-only", action="store_true",
                 help="only the wgmma.sp decode tiles with K splits, 3 where a case has none")
-ap.add_argument("--cp-async-only", action="store_true", help="only the cp.async mma.sp kernel (spmm_sm80)")
+ap.add_argument("--cp-async-only", action="store_true", help="only the cp.async mma.sp kernels (spmm_sm80, its ws tiles)")
 ARGS = ap.parse_args()
 ONLY = tuple(filter(None, ARGS.tiles.split(",")))
 gen = torch.Generator().manual_seed(0)
@@ -77,6 +77,9 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     wide = wide if t > 64 and (cfg.m == 4 or cfg.v % wide.bm == 0) and K.union_shift(cfg.v, cfg.m) is None else None
     if wide is not None and (ARGS.cp_async_only or not ONLY):
         check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=wide, splits=splits), f"cp.async {wide}")
+    ws = K.ws_tile(cfg.v, cfg.m)  # the warp-specialised cp.async kernel
+    if t > 64 and ws is not None and not ONLY and ws.smem_bytes <= torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
+        check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=ws), "warp-specialised mma.sp")
     if ARGS.cp_async_only:
         check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} cp.async")
         continue
@@ -88,9 +91,6 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     for bulk in (False, True) if K.supported(torch.device("cuda"), bulk=True)[0] and not ONLY else ():
         launch = K.spmm_sm90 if bulk else K.spmm_sm80
         check(launch(x, *K.layout_of(vw, bulk), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} bulk={bulk}")
-    ws = K.ws_tile(cfg.v, cfg.m)
-    if t > 64 and ws is not None and not ONLY and ws.smem_bytes <= torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
-        check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=ws), "warp-specialised mma.sp")
     if t <= K.DECODE_MAX_TOKENS and not ONLY and torch.cuda.get_device_capability()[0] >= 9:  # the one-launch decode kernel
         check(K.spmm_sm90_decode(x, *K.layout_of(vw, True), b, r, k, cfg.v, cfg.m), "decode kernel")
     if W.supported(torch.device("cuda"))[0] and W.row_tile(cfg.v, cfg.m):

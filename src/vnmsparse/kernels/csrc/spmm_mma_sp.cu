@@ -252,35 +252,56 @@ __device__ __forceinline__ void zero(float (&acc)[A][B][4]) {
 // (1 KB of A, 128 B of codes), so that a warp's copy instruction asks L2 for 4 whole lines: a 128-row
 // stage is 64 + 8 requests, where rows of the row-major form (v338's ncu: L2's request rate is the
 // bound) took 128 + 128. Blocks past the layout's get zero values and its last block's codes: valid
-// ordered metadata, multiplied by zeros. Fixed trip counts and 32-bit offsets from the CTA's first
-// block, so that only the step's part of each address is computed in the main loop (v337).
+// ordered metadata, multiplied by zeros. Each thread's copies are fixed at its start: a byte offset from the
+// CTA's first block at step 0, so that a stage's copy source is one add onto a per-thread pointer (made opaque,
+// as the B copies' in spmm_mma_sp: v350, the compiler re-selected each offset and re-added the arguments' base).
 template <typename T, int BM, int NT>
-__device__ __forceinline__ void load_a_codes(T* a, u8* codes, const T* values, const u8* meta, int row0, int R,
-                                             int steps, int step, int tid) {
-  constexpr int A_CPR = 2 * KS * 2 / 16, A_CPB = BLOCK_ROWS * A_CPR, A_COPIES = BM * A_CPR;
-  constexpr int C_CPB = BLOCK_ROWS * (KS / 2) / 16, C_COPIES = BM * (KS / 2) / 16;
+struct ACopies {
+  static constexpr int A_CPR = 2 * KS * 2 / 16, A_CPB = BLOCK_ROWS * A_CPR, A_COPIES = BM * A_CPR;
+  static constexpr int C_CPB = BLOCK_ROWS * (KS / 2) / 16, C_COPIES = BM * (KS / 2) / 16;
+  static constexpr int AJ = (A_COPIES + NT - 1) / NT, CJ = (C_COPIES + NT - 1) / NT;
+  static constexpr u32 A_STEP = BLOCK_ROWS * 2 * KS * sizeof(T), C_STEP = BLOCK_ROWS * KS / 2;  // a block's bytes a step
   static_assert(A_CPR == 4, "the A swizzle (mma_stage_frags' swizzle<4>) assumes 4 chunks per row");
   static_assert(BM % BLOCK_ROWS == 0, "a row tile of whole layout blocks");
-  const int blk0 = row0 / BLOCK_ROWS, blocks = (R + BLOCK_ROWS - 1) / BLOCK_ROWS - blk0;  // blocks in the layout
-  const size_t at = static_cast<size_t>(blk0) * steps + step;
-  const T* cta_values = values + at * (BLOCK_ROWS * 2 * KS);
-  const u8* cta_meta = meta + at * (BLOCK_ROWS * KS / 2);
+  const char* va;
+  const char* vc;
+  u32 aoff[AJ], coff[CJ];
+  bool aok[AJ];
+
+  __device__ __forceinline__ ACopies(const T* values, const u8* meta, int row0, int R, int steps, int tid) {
+    const int blk0 = row0 / BLOCK_ROWS, blocks = (R + BLOCK_ROWS - 1) / BLOCK_ROWS - blk0;  // blocks in the layout
+    va = reinterpret_cast<const char*>(values) + static_cast<size_t>(blk0) * steps * A_STEP;
+    vc = reinterpret_cast<const char*>(meta) + static_cast<size_t>(blk0) * steps * C_STEP;
 #pragma unroll
-  for (int j = 0; j < (A_COPIES + NT - 1) / NT; ++j) {
-    const int i = tid + j * NT, b = i / A_CPB;
-    if (A_COPIES % NT == 0 || i < A_COPIES) {
-      const bool ok = b < blocks;
-      cp_async16(a + i * 8, cta_values + static_cast<u32>(ok ? b * steps * (BLOCK_ROWS * 2 * KS) + (i % A_CPB) * 8 : 0), ok);
+    for (int j = 0; j < AJ; ++j) {
+      const int i = tid + j * NT, b = i / A_CPB;
+      aok[j] = b < blocks;
+      aoff[j] = aok[j] ? static_cast<u32>(b * steps) * A_STEP + (i % A_CPB) * 16 : 0;
+    }
+#pragma unroll
+    for (int j = 0; j < CJ; ++j) {
+      const int i = tid + j * NT;
+      coff[j] = static_cast<u32>(min(i / C_CPB, blocks - 1) * steps) * C_STEP + (i % C_CPB) * 16;
+    }
+    asm("" : "+l"(va));
+    asm("" : "+l"(vc));
+  }
+
+  __device__ __forceinline__ void load(T* a, u8* codes, int step, int tid) const {
+    const char* sa = va + static_cast<u32>(step) * A_STEP;
+    const char* sc = vc + static_cast<u32>(step) * C_STEP;
+#pragma unroll
+    for (int j = 0; j < AJ; ++j) {
+      const int i = tid + j * NT;
+      if (A_COPIES % NT == 0 || i < A_COPIES) cp_async16(a + i * 8, sa + aoff[j], aok[j]);
+    }
+#pragma unroll
+    for (int j = 0; j < CJ; ++j) {
+      const int i = tid + j * NT;
+      if (C_COPIES % NT == 0 || i < C_COPIES) cp_async16(codes + i * 16, sc + coff[j], true);
     }
   }
-#pragma unroll
-  for (int j = 0; j < (C_COPIES + NT - 1) / NT; ++j) {
-    const int i = tid + j * NT;
-    if (C_COPIES % NT == 0 || i < C_COPIES)
-      cp_async16(codes + i * 16, cta_meta + static_cast<u32>(min(i / C_CPB, blocks - 1) * steps * (BLOCK_ROWS * KS / 2)
-                                                             + (i % C_CPB) * 16), true);
-  }
-}
+};
 
 // Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
 // Without SPLIT the CTA writes y (bias fused); with SPLIT it writes fp32 partial sums
@@ -357,8 +378,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       if (B_TASKS % NT == 0 || tid + j * NT < B_TASKS) colw[j] = __ldg(colt + step * KS + j * (KR_STEP / 4));
   };
 
+  const ACopies<T, BM, NT> a_copies(values, meta, row0, R, total_steps, tid);
   auto load_stage = [&](int buf, int step) {
-    load_a_codes<T, BM, NT>(sA + buf * Plan::A, sM + buf * Plan::M, values, meta, row0, R, total_steps, step, tid);
+    a_copies.load(sA + buf * Plan::A, sM + buf * Plan::M, step, tid);
     const int g0 = step * KS;
     T* b = sB + buf * Plan::B;
 #pragma unroll
@@ -447,7 +469,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 // memory"): the classic kernel above stalls at its per-stage __syncthreads and cp.async.wait
 // (ncu v17: a quarter of the samples each) and its 32 x 32 / 64 x 32 warp tiles need more
 // shared-memory bandwidth for ldmatrix than the mma.sp rate leaves. Here PW producer warps fill
-// an mbarrier ring (A and codes as in load_a_codes, B as gathered rows of X^T, one 16-byte chunk
+// an mbarrier ring (A and codes by ACopies, B as gathered rows of X^T, one 16-byte chunk
 // per thread and row) and arrive on the stage's full barrier when their copies land
 // (cp.async.mbarrier.arrive.noinc); the consumer warps (64 x 64 warp tiles: 3/64 bytes of fragments per MAC) wait
 // on it, run mma_stage and release the stage on its empty barrier. Nobody waits for a block
@@ -512,11 +534,28 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
   if (tid >= NC) {
     // ---------------------------------------------------------------- producer warps
     const int ptid = tid - NC;
-    // Row kr = ptid / TPR + (NP / TPR) * j of every stage (group kr / 4, kept column kr % 4 of
-    // that group), chunk c of it.
+    // Row kr = kr0 + KR_STEP j of every stage (group kr / 4, kept column kr % 4 of that group: the same byte of
+    // each column word), chunk c of it.
+    constexpr int KR_STEP = NP / TPR;
     const int kr0 = ptid / TPR, c = ptid % TPR;
-    const bool ok_t = tok0 + c * 8 < ntok_load;  // tokens past ntok_load are zero-filled
+    const bool tok_ok = tok0 + c * 8 < ntok_load;  // tokens past ntok_load are zero-filled
     const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp + kr0 / 4 : nullptr;
+    const u32 col_byte = 0x4440u | (kr0 & 3);  // __byte_perm selector: that byte, zero-extended
+    // As spmm_mma_sp's copies (v349): the source is one multiply-add onto a per-thread pointer made opaque, a
+    // zero-filled copy's offset 0 (inside X); the destination a per-thread part (the swizzle's period of rows) plus
+    // an immediate. v350: the producer's loop was 276 instructions a stage (~18 a copy), its warp sharing a
+    // scheduler with a consumer warp's 178 against 512 cycles of mma.sp.
+    const char* xcol = reinterpret_cast<const char*>(xt + (tok_ok ? tok0 + c * 8 : 0));
+    asm("" : "+l"(xcol));
+    const u32 ldx_bytes = static_cast<u32>(ldx) * sizeof(T);
+    constexpr int DPER = KR_STEP % 8 == 0 ? 1 : 8 / KR_STEP;  // copies per period of the swizzle (8 rows)
+    u32 dst[DPER];
+#pragma unroll
+    for (int p = 0; p < DPER; ++p) {
+      const int kr = kr0 + KR_STEP * p;
+      dst[p] = (kr * BN + swizzle<B_CPR>(kr, c) * 8) * sizeof(T);
+    }
+    const ACopies<T, BM, NP> a_copies(values, meta, row0, R, nsteps, ptid);
     // With TPR >= 8 a warp's rows of one copy lie in one group, so its rows' words differ only by
     // j: lane j holds word j and the others read it by shuffle (1 register per slot, not RPT).
     constexpr bool SHUFFLED = TPR >= 8 && RPT <= 32;
@@ -524,7 +563,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
     const int lane = tid & 31;
     auto column_word = [&](int step, int j) -> u32 {
       if (SHUFFLED) j = lane % RPT;
-      return (HAS_COLS && step < nsteps) ? __ldg(colrow + step * KS + j * (NP / TPR / 4)) : IDENTITY_COLUMNS;
+      return (HAS_COLS && step < nsteps) ? __ldg(colrow + step * KS + j * (KR_STEP / 4)) : IDENTITY_COLUMNS;
     };
     // Words run LOOKAHEAD stages ahead in slots read and reloaded in place (for_unrolled).
     u32 wq[LOOKAHEAD][WPT];
@@ -533,17 +572,18 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
 #pragma unroll
       for (int j = 0; j < WPT; ++j) wq[i][j] = column_word(i, j);
     for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
-      const int s = it % STAGES, g0 = it * KS;
+      const int s = it % STAGES;
       if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
-      load_a_codes<T, BM, NP>(sA + s * Plan::A, sM + s * Plan::M, values, meta, row0, R, nsteps, it, ptid);
-      T* b = sB + s * Plan::B;
+      a_copies.load(sA + s * Plan::A, sM + s * Plan::M, it, ptid);
+      char* b = reinterpret_cast<char*>(sB + s * Plan::B);
+      const u32 k0 = static_cast<u32>(it * KS + kr0 / 4) * m;  // row kr0's group's first column
 #pragma unroll
       for (int j = 0; j < RPT; ++j) {
-        const int kr = kr0 + (NP / TPR) * j;
         const u32 word = SHUFFLED ? __shfl_sync(0xffffffffu, wq[q][0], j) : wq[q][j];
-        const int k = (g0 + kr / 4) * m + static_cast<int>((word >> (8 * (kr & 3))) & 0xffu);
-        const bool ok = ok_t && k < K;
-        cp_async16(b + kr * BN + swizzle<B_CPR>(kr, c) * 8, ok ? xt + static_cast<size_t>(k) * ldx + tok0 + c * 8 : xt, ok);
+        const u32 k = k0 + j * (KR_STEP / 4) * m + __byte_perm(word, 0, col_byte);
+        const bool ok = tok_ok && k < static_cast<u32>(K);
+        cp_async16(b + dst[j % DPER] + (j / DPER) * (DPER * KR_STEP * BN * sizeof(T)),
+                   xcol + static_cast<size_t>(ok ? k : 0) * ldx_bytes, ok);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
 #pragma unroll
@@ -558,11 +598,24 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
   const int wm = warp / WARPS_N, wn = warp % WARPS_N;
   float acc[MT][NTILES][4];
   zero(acc);
+  using SB = StageB<T, WN, BN, BN, true, false>;
+  u32 a_at[2], b_at[SB::AT];  // ldmatrix addresses in stage 0, as spmm_mma_sp's (v350: 178 -> 0 instructions a stage)
+#pragma unroll
+  for (int s = 0; s < 2; ++s) a_at[s] = smem_addr(sA) + StepFrags<T, WM, WN>::a_offset(s, wm, lane);
+#pragma unroll
+  for (int x = 0; x < SB::AT; ++x) b_at[x] = smem_addr(sB) + SB::at(x, wn, lane);
 #pragma unroll 1
   for (int it = 0; it < nsteps; ++it) {
     const int s = it % STAGES;
     mbar_wait(&full[s], (it / STAGES) & 1);
-    mma_stage<T, WM, WN, BN, BN, true>(acc, sA + s * Plan::A, sB + s * Plan::B, sM + s * Plan::M, wm, wn, lane);
+    StepFrags<T, WM, WN> f;
+#pragma unroll
+    for (int ks = 0; ks < 2; ++ks) {
+      f.load_a_at(ks, a_at[ks] + s * (Plan::A * sizeof(T)), sM + s * Plan::M, wm, lane);
+      f.run(acc, ks, [&](int k2, int ni, u32 (&bf)[4]) {
+        SB::load(bf, b_at[SB::x(k2, ni)] + s * (Plan::B * sizeof(T)) + SB::imm(k2, ni));
+      });
+    }
     __syncwarp();  // every lane's fragments of the stage are in registers
     if (lane == 0) mbar_arrive(&empty[s]);
   }
