@@ -71,9 +71,9 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
         if t <= 64 and W.supported(torch.device("cuda"))[0] and W.row_tile(cfg.v, cfg.m):
             check(W.spmm_sm90a(x, *W.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits or 3), f"wgmma splits={splits or 3}")
         continue
-    # the cp.async kernel's wide prefill tile (v338: 128 x 256, 64 x 64 warp tiles), which these small calls' wave
-    # rule never picks
-    wide = K.TILE_TABLE[False][(128, "prefill_wide")]
+    # the cp.async kernel's 128-row prefill tile (v352: 128 x 128, 64 x 64 warp tiles), which these small calls' wave
+    # rule never picks (their grids fit one wave: the narrow tile)
+    wide = K.TILE_TABLE[False][(128, "prefill")]
     wide = wide if t > 64 and (cfg.m == 4 or cfg.v % wide.bm == 0) and K.union_shift(cfg.v, cfg.m) is None else None
     if wide is not None and (ARGS.cp_async_only or not ONLY):
         check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=wide, splits=splits), f"cp.async {wide}")

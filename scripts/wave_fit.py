@@ -1,9 +1,10 @@
-"""Score the cp.async kernel's narrow / wide prefill-tile rule on tile_sweep.py output (NOTES v341, gpu_v343.sh).
+"""Score the cp.async kernel's narrow / wide prefill-tile rule on tile_sweep.py output (NOTES v341, v352).
 
 python scripts/wave_fit.py benchmarks/results/tile_sweep_h100_v341.txt [SMS]
 
-For each cell (R x K, T, pattern) with both tiles timed, the rule picks the wide tile where its whole waves times a
-cost c(K) are fewer than the narrow tile's (spmm_mma_sp.choose_tile with WIDE_PREFILL_COST = c). Printed: the sum of
+For each cell (R x K, T, pattern) with both tiles timed (wide: the 128-row prefill tile, 128 x 128 since v352; narrow:
+128 x 64), the rule picks the narrow tile where its whole waves are fewer than the wide tile's times a cost c(K)
+(spmm_mma_sp.choose_tile with NARROW_PREFILL_COST = c). Printed: the sum of
 the picked times over the best pick's, for constant costs and for costs c0 + c1 / steps (steps: K's pipeline steps,
 the per-CTA fill and epilogue amortised over them), in whole or fractional waves, and the cells the best rule still
 gets wrong.
@@ -29,7 +30,7 @@ def cells(path: str) -> list[dict]:
         elif (m := TILE.match(line)) and cur is not None:
             tile = K.TileConfig(*(int(m[i]) for i in range(1, 6)))
             cur["times"].setdefault(tile, []).append(float(m[6]))
-    narrow, wide = K.TILE_TABLE[False][(128, "prefill")], K.TILE_TABLE[False][(128, "prefill_wide")]
+    narrow, wide = K.TILE_TABLE[False][(128, "prefill_narrow")], K.TILE_TABLE[False][(128, "prefill")]
     return [dict(c, narrow=min(c["times"][narrow]), wide=min(c["times"][wide]), tiles=(narrow, wide))
             for c in out if narrow in c["times"] and wide in c["times"]]
 
@@ -46,7 +47,7 @@ def picks(cs: list[dict], cost, sms: int, whole: bool = True) -> list[bool]:
     for c in cs:
         narrow, wide = c["tiles"]
         wn, ww = (waves(t, c["r"], c["t"], sms, whole) for t in (narrow, wide))
-        out.append(waves(narrow, c["r"], c["t"], sms) > 1 and ww * cost(c) < wn)
+        out.append(not wn < ww * cost(c))
     return out
 
 

@@ -58,20 +58,21 @@ def test_tile_choice_respects_v():
 
 
 def test_prefill_tile_by_waves():
-    """Given rows and SMs, a 128-row prefill takes 128 x 256 where its whole waves, at WIDE_PREFILL_COST each,
-    cost less than the 128 x 64 tile's (v338 at 4096^2 x 8192; since v349, e.g. 4096^2 x 4096), 128 x 64 where the
-    128 x 64 grid fits one wave (v213) or rounds up better (v349: 4096^2 x 8192, 11 narrow waves against 8 wide ones,
-    measured 300 against 319 us)."""
-    narrow, wide = K.TILE_TABLE[False][(128, "prefill")], K.TILE_TABLE[False][(128, "prefill_wide")]
-    assert (narrow.ctas_per_sm, wide.ctas_per_sm) == (3, 1)
-    assert (wide.bm, wide.bn) == (128, 256)
-    for rows, t, want in ((1024, 4096, wide), (1024, 2048, narrow), (1024, 8192, wide), (4096, 4096, wide),
-                          (4096, 8192, narrow), (11008, 2048, narrow), (1024, 300, narrow)):
+    """Given rows and SMs, a 128-row prefill takes 128 x 128 (64 x 64 warp tiles, v352) unless the 128 x 64 tile's
+    whole waves cost less, at NARROW_PREFILL_COST of its own each: where the 128 x 128 grid fits one wave (v213) or
+    rounds up worse."""
+    wide, narrow = K.TILE_TABLE[False][(128, "prefill")], K.TILE_TABLE[False][(128, "prefill_narrow")]
+    assert (wide.ctas_per_sm, narrow.ctas_per_sm) == (2, 3)
+    assert (wide.bn, wide.wm, wide.wn, narrow.bn) == (128, 64, 64, 64)
+    for rows, t, want in ((1024, 4096, wide), (1024, 2048, narrow), (4096, 2048, wide), (4096, 8192, wide),
+                          (11008, 8192, wide), (11008, 2048, narrow), (1024, 300, narrow)):
         assert K.choose_tile(t, 128, rows=rows, sms=132) is want, (rows, t)
         assert K.choose_tile(t, 64, has_cols=False, rows=rows, sms=132) is want, (rows, t)
-    assert K.choose_tile(4096, 128) is narrow and K.choose_tile(4096, 64, rows=1024, sms=132).bm == 64
+    assert K.choose_tile(4096, 128) is wide and K.choose_tile(4096, 64, rows=1024, sms=132).bm == 64
     assert K.choose_tile(64, 128, rows=1024, sms=132).bn == 64  # decode: not a prefill tile
     assert K.choose_tile(4096, 128, bulk=True, rows=1024, sms=132) is K.TILE_TABLE[True][(128, "prefill")]
+    # every cp.async prefill tile fits the 99 KB of shared memory that sm_86 / sm_89 allow a CTA
+    assert all(t.smem_bytes <= 99 * 1024 for key, t in K.TILE_TABLE[False].items() if "prefill" in str(key[1]))
 
 
 def test_split_choice_evens_the_sm_loads():

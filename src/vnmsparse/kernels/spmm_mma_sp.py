@@ -100,15 +100,27 @@ def _b(flag: bool) -> str:
 DECODE_STAGES = {(64, 64): 3, (64, 32): 3, (64, 16): 3}
 
 
-# The whole tile space: prefill tiles (bn = 128) and decode tiles (bn <= 64), one per row-tile
+# The whole tile space: prefill tiles (bn >= 128) and decode tiles (bn <= 64), one per row-tile
 # height. Only these exist; each one is compiled and checked by the tests.
+# v352 (H100, tile sweep, X^T given, us, old tile / new): the cp.async kernel's prefill tiles with 64-wide warp tiles
+# (each ldmatrix'ed B fragment feeds more mma.sp: 2/WM + 1/WN bytes of shared memory a MAC), since v349-v350 made
+# their loops cheap: 128 x 128 / 64 x 64 / 4 stages against 128 x 64 / 64 x 32 / 4: 4096^2 x 8192 128:2:8 300-307
+# -> 272-279, 128:2:16 168 -> 150, 2:4 580-607 -> 485-553 (3 stages 484-544), T = 2048 80.3 -> 67.5; 11008 x 4096 x 8192
+# 908 -> 791 (3 stages); 4096 x 11008 x 4096 411 -> 383 (3 stages); the 128 x 256 one (one CTA an SM) lost to it in
+# all three (319 / 814 / 392): dropped. 3 stages, not 4: 77 KB of shared memory, which sm_86 / sm_89 allow a CTA (99
+# KB; 4 stages, 100 KB, do not), for 2-3% at 2:8 / 2:16 (within the sweep's +-7% spread). 64 rows: 64 x 128 / 32 x 64
+# / 3 stages against 32 x 32 / 4, 64:2:8 4096^2 x 8192 385-395 -> 332 (4 stages 371, 5 385; the ws 64 x 256 tile 344).
+_PREFILL = {  # bm: (bn, wm, wn, stages) of the cp.async kernel; the bulk kernel's (bn, wm, wn) and its stages
+    False: {128: (128, 64, 64, 3), 64: (128, 32, 64, 3), 32: (128, 32, 32, 4), 16: (128, 16, 32, 4)},
+    True: {128: (64, 64, 32, 6), 64: (128, 32, 32, 6), 32: (128, 32, 32, 6), 16: (128, 16, 32, 6)},
+}
+
+
 def _tiles(bulk: bool):
-    prefill_stages, decode_stages = (6, 8) if bulk else (4, 6)
-    # Prefill tiles (T > 64), from the tile sweep in NOTES.md: bm x bn, warp tile wm x wn.
-    prefill = {128: (64, 64, 32), 64: (128, 32, 32), 32: (128, 32, 32), 16: (128, 16, 32)}
-    out = {(bm, "prefill"): TileConfig(bm, bn, wm, wn, prefill_stages, bulk) for bm, (bn, wm, wn) in prefill.items()}
-    if not bulk:  # where its waves cost less than the 128 x 64 ones' (WIDE_PREFILL_COST)
-        out[(128, "prefill_wide")] = TileConfig(128, 256, 64, 64, 3)
+    decode_stages = 8 if bulk else 6
+    out = {(bm, "prefill"): TileConfig(bm, *spec, bulk) for bm, spec in _PREFILL[bulk].items()}
+    if not bulk:  # where its waves cost less than the 128 x 128 ones' (NARROW_PREFILL_COST)
+        out[(128, "prefill_narrow")] = TileConfig(128, 64, 64, 32, 4)
     for bm in (128, 64, 32, 16):
         for bn in (16, 32, 64):
             stages = decode_stages if bulk else DECODE_STAGES.get((bm, bn), decode_stages)
@@ -120,11 +132,10 @@ TILE_TABLE = {False: _tiles(False), True: _tiles(True)}
 TILES = tuple(TILE_TABLE[False].values()) + tuple(TILE_TABLE[True].values())
 
 # The warp-specialised prefill kernel (opt-in, path `mma_sp_ws`; NOTES "The mma.sp ceiling with
-# its operands in shared memory", "v18-v21"): 64 x 64 warp tiles, four producer warps (two were
-# counted to be issue-bound: ~24 copies of ~10 instructions each per thread and stage against
-# ~570 clk of mma.sp). Its rings need the shared memory of an A100 / H100 (>= 160 KB). On the H200
-# it is no faster than the classic tiles (quick grid T >= 2048: 0.34x-2.42x vs 0.29x-2.88x cuBLAS;
-# one consumer warp per scheduler), so it is not routed to.
+# its operands in shared memory", "v18-v21", "v350"): 64 x 64 warp tiles, four producer warps. Its rings need the shared
+# memory of an A100 / H100 (>= 160 KB). v350 (H100, 4096^2 x 8192, X^T given; v349's addresses, the producer's loop
+# 276 -> 147 instructions a stage): 128:2:8 426 -> 321 us, 64:2:8 (64 x 256) 435 -> 344, 128:2:16 183, 2:4 569; the
+# classic tiles with 64-wide warp tiles (v352) as fast or faster: 273-283, 332, 150, 485-544. Not routed to.
 WS_TILES = {128: TileConfig(128, 128, 64, 64, 6, producers=4), 64: TileConfig(64, 256, 64, 64, 5, producers=4)}
 
 
@@ -144,19 +155,13 @@ def row_tile(v: int) -> int:
 DECODE_64_ROWS = True  # (A/B switch: False keeps the row tile of V, as before v176)
 
 
-# The wide prefill tile, 128 x 256 with 64 x 64 warp tiles (8 warps, 255 registers, one CTA an SM), against 128 x 64
-# (three CTAs an SM): v338 (H100, X^T given, whole-line B copies) 4096^2 x 8192 128:2:8 410 / 445 us, 128:2:16 219 /
-# 234, 2:4 728 / 834. Counted in whole waves (8 against 11), a wave of the wide tile costs 1.25 of the narrow one's
-# (v212-v213 fitted 0.84 for the 128 x 128 / 64 x 32 tile it replaces, which whole lines left behind: 493 / 445 us).
-# v341 (H100, the blocked layout of v340, which sped the narrow tile 11-17% and the wide one 0-2%), 128:2:8, narrow
-# / wide, us: 4096^2 T = 2048 95.5 / 94.7, 8192 367.7 / 386.0; 11008 x 4096 242.1 / 301.9, 1041.5 / 1008.6; 4096 x
-# 11008 240.8 / 250.0, 1040.0 / 991.2; 1024 x 4096 26.4 / 47.3, 94.5 / 93.6. A wide wave now costs 1.29-1.56 narrow
-# ones by shape (K and how full the last waves are move it), and no constant picks all eight:
-# 1.2-1.3 cost +0.9% over the best pick in sum (4096^2 T = 8192 +5%, 4096 x 11008 T = 2048 +4%), 1.4 +3.0%, never
-# wide +2.7%: 1.25 stayed. v349 (H100, the loop's addresses kept in registers, which sped the narrow tile more:
-# 4096^2 x 8192 128:2:8 371 -> 300 us, wide 381 -> 319) made a wide wave cost 319 / 300 x 11 / 8 = 1.46 narrow ones
-# there: 1.45, until a sweep over the shapes re-fits it.
-WIDE_PREFILL_COST = 1.45
+# The 128-row prefill's narrow tile, 128 x 64 (three CTAs an SM) against 128 x 128 (two), counted in whole waves: where
+# the 128 x 128 grid rounds up worse, or fits one wave (v213: there the narrow tile's CTAs share the SMs two or three
+# at once; 1024 x 4096 T = 2048 128:2:16 29.8 against 39.2 us). v352 (H100, the tiles above): a 128 x 128 wave costs
+# 272 / 8 against 300 / 11 = 1.25 narrow ones at 4096^2 x 8192 128:2:8 (11008 x 4096 x 8192 1.16, 4096 x 11008 x 4096
+# 1.40: partial last waves). (Until v351 the wide tile was 128 x 256, one CTA an SM, chosen the other way round at
+# WIDE_PREFILL_COST 1.25-1.45.)
+NARROW_PREFILL_COST = 1.25
 
 
 def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True, rows: int = 0, sms: int = 0) -> TileConfig:
@@ -164,21 +169,19 @@ def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True, ro
     column, so a CTA may straddle V-row blocks) takes the 128-row tile whatever V (H200, v80: plain
     2:4, V = 64, 4096^2 x 4096 600 -> 524 us, LLaMA shapes -5..-8%; the decode regimes were mixed:
     T = 16 -16%, T = 1 and 64 +8%, so they keep the row tile of V, but for DECODE_64_ROWS). Given
-    ``rows`` and ``sms``, a 128-row prefill takes 128 x 256 where its waves cost less (WIDE_PREFILL_COST)."""
+    ``rows`` and ``sms``, a 128-row prefill takes 128 x 64 where its waves cost less (NARROW_PREFILL_COST)."""
     regime = "prefill" if ntok > 64 else 16 if ntok <= 16 else 32 if ntok <= 32 else 64
     bm = 128 if regime == "prefill" and not (bulk or has_cols) else row_tile(v)
     if DECODE_64_ROWS and regime == 64 and has_cols and not bulk:
         bm = min(bm, 64)
     tile = TILE_TABLE[bulk][(bm, regime)]
-    wide = TILE_TABLE[bulk].get((bm, "prefill_wide"))
-    if regime == "prefill" and wide is not None and rows and sms:
+    narrow = TILE_TABLE[bulk].get((bm, "prefill_narrow"))
+    if regime == "prefill" and narrow is not None and rows and sms:
         def waves(t):  # whole waves of the tile's CTAs, each SM holding ctas_per_sm of them
             return -(-(-(-rows // t.bm) * -(-ntok // t.bn)) // (sms * t.ctas_per_sm))
 
-        # (v213: where the 128 x 64 grid fits one wave, its CTAs share the SMs two or three at once and the
-        # 128 x 128 tile's single CTA an SM loses: 1024 x 4096 T = 2048 128:2:16 29.8 -> 39.2 us)
-        if waves(tile) > 1 and waves(wide) * WIDE_PREFILL_COST < waves(tile):
-            return wide
+        if waves(narrow) < waves(tile) * NARROW_PREFILL_COST:
+            return narrow
     return tile
 
 

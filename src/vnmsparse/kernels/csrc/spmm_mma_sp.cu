@@ -485,9 +485,6 @@ struct ConsumerSync {
   }
 };
 
-#ifndef VNM_WS_PIPE
-#define VNM_WS_PIPE 0  // (A/B knob, v351) the consumers' next stage begun between a stage's k-steps
-#endif
 #ifndef VNM_MMA_WS_LOOKAHEAD
 #define VNM_MMA_WS_LOOKAHEAD 4  // stages of look-ahead for the producers' column words
 #endif
@@ -610,33 +607,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
   auto b_of = [&](int s) {  // the B fragments of stage buffer s
     return [&, s](int ks, int ni, u32 (&bf)[4]) { SB::load(bf, b_at[SB::x(ks, ni)] + s * (Plan::B * sizeof(T)) + SB::imm(ks, ni)); };
   };
-#if VNM_WS_PIPE
-  // One consumer warp a scheduler: the next stage's wait and its first A fragments go between this stage's two
-  // k-steps, so that the mma.sp of k-step 1 cover them (one warp has no other warp to hide its stage's start).
-  StepFrags<T, WM, WN> fs[2];
-  mbar_wait(&full[0], 0);
-  fs[0].load_a_at(0, a_at[0], sM, wm, lane);
-  for_unrolled<2>(nsteps, [&](int it, int q) {
-    StepFrags<T, WM, WN>& f = fs[q];
-    const int s = it % STAGES;
-    f.run(acc, 0, b_of(s));
-    f.load_a_at(1, a_at[1] + s * (Plan::A * sizeof(T)), sM + s * Plan::M, wm, lane);
-    u32 b1[NTILES][4];  // k-step 1's B fragments, asked before the wait
-#pragma unroll
-    for (int ni = 0; ni < NTILES; ++ni) b_of(s)(1, ni, b1[ni]);
-    if (it + 1 < nsteps) {
-      const int s2 = (it + 1) % STAGES;
-      mbar_wait(&full[s2], ((it + 1) / STAGES) & 1);
-      fs[q ^ 1].load_a_at(0, a_at[0] + s2 * (Plan::A * sizeof(T)), sM + s2 * Plan::M, wm, lane);
-    }
-    f.run(acc, 1, [&](int, int ni, u32 (&bf)[4]) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) bf[e] = b1[ni][e];
-    });
-    __syncwarp();  // every lane's fragments of the stage are in registers
-    if (lane == 0) mbar_arrive(&empty[s]);
-  });
-#else
 #pragma unroll 1
   for (int it = 0; it < nsteps; ++it) {
     const int s = it % STAGES;
@@ -650,7 +620,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
     __syncwarp();  // every lane's fragments of the stage are in registers
     if (lane == 0) mbar_arrive(&empty[s]);
   }
-#endif
   named_barrier_sync(1, NC);  // every consumer is done with the ring: the epilogue reuses it
   epilogue<T, BM, BN, WM, WN, NC, false>(acc, smem, bias, y, partial, row0, tok0, R, ntok, wm, wn, tid,
                                          ConsumerSync<NC>{});
