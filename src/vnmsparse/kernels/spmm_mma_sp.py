@@ -97,7 +97,9 @@ def _b(flag: bool) -> str:
 # SM by registers, not two by shared memory): 64:2:8 T = 64, 4096^2 14.4 -> 13.5 us, 11008 x 4096
 # 28.6 -> 26.5, 1024 x 4096 even; v174: T = 32 -2..-4%, T = 16 -5..-7% (4096^2 10.1 -> 9.4). The
 # 128 x 64 one lost with 3 or 4 (+2..+3%).
-DECODE_STAGES = {(64, 64): 3, (64, 32): 3, (64, 16): 3}
+# v352: the 128 x 64 one with 5 (87 KB of shared memory, not 104: sm_86 / sm_89 allow a CTA 99 KB; two CTAs an SM on
+# sm_90 either way; not measured).
+DECODE_STAGES = {(64, 64): 3, (64, 32): 3, (64, 16): 3, (128, 64): 5}
 
 
 # The whole tile space: prefill tiles (bn >= 128) and decode tiles (bn <= 64), one per row-tile
