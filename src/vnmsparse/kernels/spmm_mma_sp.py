@@ -662,6 +662,8 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     tile = tile or choose_tile(ntok, v, bulk, cols is not None, r, _sms(x.device.index or 0))
     if union and (bulk or tile.producers):
         raise ValueError(f"a union layout runs on the cp.async mma.sp kernel only, not tile {tile}")
+    if cols is not None and v % tile.bm:
+        raise ValueError(f"tile {tile}: its {tile.bm} rows must divide V = {v} (a CTA reads one V-row block's columns)")
     if tile.bulk != bulk or (bulk and tile.bm != row_tile(v)):
         raise ValueError(f"tile {tile} does not fit the {'sm90' if bulk else 'sm80'} layout of v={v}")
     if -(-ntok // tile.bn) > MAX_GRID_Y:  # the grid's y holds the token tiles: run in token chunks
