@@ -868,6 +868,9 @@ def test_bad_inputs_on_gpu():
         vs.spmm(torch.zeros(2, 64, dtype=torch.float16, device="cuda"), vw)
     with pytest.raises(ValueError, match="K"):
         vs.spmm(torch.zeros(2, 63, dtype=torch.bfloat16, device="cuda"), vw)
+    x = torch.randn(300, 64, dtype=torch.bfloat16, device="cuda")  # a 128-row tile would read two blocks' columns
+    with pytest.raises(ValueError, match="must divide V"):
+        K.spmm_sm80(x, *K.layout_of(vw), None, 64, 64, cfg.v, cfg.m, tile=K.TILE_TABLE[False][(128, "prefill")])
 
 
 def test_decode_route_for_2_4(fake_sm90, monkeypatch):
