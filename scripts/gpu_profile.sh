@@ -3,7 +3,7 @@
 # (2:4 and 64:2:8, 4096^2 x 8192) and the gathered wgmma.sp kernel (128:2:8): the speed-of-light,
 # warp-state and memory sections, then the per-SASS-instruction stall samples (source page, CSV).
 # Usage: OUT=$OUT bash scripts/gpu_profile.sh [name kernel-regex R K T pattern path]...   (<= 8 files in $OUT)
-# (path may carry profile_spmm.py's module switches in the same argument: "mma_sp spmm_mma_sp.WIDE_PREFILL_COST=9")
+# (path may carry profile_spmm.py's module switches in the same argument: "mma_sp spmm_mma_sp.NARROW_PREFILL_COST=0")
 set -uo pipefail
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 VNM_CACHE_DIR=${VNM_CACHE_DIR:-/tmp/vnmcache}
 OUT=${OUT:-/tmp/vnm_out}; mkdir -p "$OUT"
