@@ -191,6 +191,32 @@ __device__ __forceinline__ void mma_stage(float (&acc)[WM / 16][WN / 8][4], cons
   });
 }
 
+// A warp's ldmatrix addresses in stage buffer 0 of a ring (Plan's A, B and codes per stage), and the math of buffer
+// `buf`: both k-steps. A stage's addresses are these plus one uniform offset (SASS: LDSM [R + UR + imm], no
+// arithmetic; v349: from the stage pointers, ptxas rebuilt each one a stage, ~3 instructions).
+template <typename T, int WM, int WN, typename SB, typename Plan>
+struct StageMath {
+  u32 a_at[2], b_at[SB::AT];
+
+  __device__ __forceinline__ StageMath(const T* sA, const T* sB, int wm, int wn, int lane) {
+#pragma unroll
+    for (int s = 0; s < 2; ++s) a_at[s] = smem_addr(sA) + StepFrags<T, WM, WN>::a_offset(s, wm, lane);
+#pragma unroll
+    for (int x = 0; x < SB::AT; ++x) b_at[x] = smem_addr(sB) + SB::at(x, wn, lane);
+  }
+
+  __device__ __forceinline__ void run(float (&acc)[WM / 16][WN / 8][4], int buf, const u8* sM, int wm, int lane) const {
+    StepFrags<T, WM, WN> f;
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+      f.load_a_at(s, a_at[s] + buf * (Plan::A * sizeof(T)), sM + buf * Plan::M, wm, lane);
+      f.run(acc, s, [&](int ks, int ni, u32 (&bf)[4]) {
+        SB::load(bf, b_at[SB::x(ks, ni)] + buf * (Plan::B * sizeof(T)) + SB::imm(ks, ni));
+      });
+    }
+  }
+};
+
 // Write the accumulators: fp32 partial sums (split-K), or bias + one rounding, staged through
 // shared memory as [BN tokens][BM rows] so that rows of Y[t, :] leave in 16-byte stores.
 // `sync` orders the staging among the threads that run the epilogue.
@@ -421,13 +447,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
 
   float acc[MT][NTILES][4];
   zero(acc);
-  // This thread's ldmatrix addresses in stage buffer 0: a stage's are these plus one uniform offset (SASS: LDSM
-  // [R + UR + imm], no arithmetic; v349: from the stage pointers, ptxas rebuilt each one a stage, ~3 instructions).
-  u32 a_at[2], b_at[SB::AT];
-#pragma unroll
-  for (int s = 0; s < 2; ++s) a_at[s] = smem_addr(sA) + StepFrags<T, WM, WN>::a_offset(s, wm, lane);
-#pragma unroll
-  for (int x = 0; x < SB::AT; ++x) b_at[x] = smem_addr(sB) + SB::at(x, wn, lane);
+  const StageMath<T, WM, WN, SB, Plan> math(sA, sB, wm, wn, lane);
 
   // Multistage cp.async pipeline: STAGES-1 stages in flight while one is consumed.
   fetch_columns(kbeg);
@@ -448,15 +468,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
       fetch_columns(next + 1);
     }
     cp_async_commit();
-    const int buf = (step - kbeg) % STAGES;
-    StepFrags<T, WM, WN> f;
-#pragma unroll
-    for (int s = 0; s < 2; ++s) {
-      f.load_a_at(s, a_at[s] + buf * (Plan::A * sizeof(T)), sM + buf * Plan::M, wm, lane);
-      f.run(acc, s, [&](int ks, int ni, u32 (&bf)[4]) {
-        SB::load(bf, b_at[SB::x(ks, ni)] + buf * (Plan::B * sizeof(T)) + SB::imm(ks, ni));
-      });
-    }
+    math.run(acc, (step - kbeg) % STAGES, sM, wm, lane);
   }
   cp_async_wait<0>();
   __syncthreads();
@@ -598,25 +610,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
   const int wm = warp / WARPS_N, wn = warp % WARPS_N;
   float acc[MT][NTILES][4];
   zero(acc);
-  using SB = StageB<T, WN, BN, BN, true, false>;
-  u32 a_at[2], b_at[SB::AT];  // ldmatrix addresses in stage 0, as spmm_mma_sp's (v350: 178 -> 0 instructions a stage)
-#pragma unroll
-  for (int s = 0; s < 2; ++s) a_at[s] = smem_addr(sA) + StepFrags<T, WM, WN>::a_offset(s, wm, lane);
-#pragma unroll
-  for (int x = 0; x < SB::AT; ++x) b_at[x] = smem_addr(sB) + SB::at(x, wn, lane);
-  auto b_of = [&](int s) {  // the B fragments of stage buffer s
-    return [&, s](int ks, int ni, u32 (&bf)[4]) { SB::load(bf, b_at[SB::x(ks, ni)] + s * (Plan::B * sizeof(T)) + SB::imm(ks, ni)); };
-  };
+  // (v350: the addresses kept, as spmm_mma_sp's: the consumer's loop 178 -> 148 instructions a stage)
+  const StageMath<T, WM, WN, StageB<T, WN, BN, BN, true, false>, Plan> math(sA, sB, wm, wn, lane);
 #pragma unroll 1
   for (int it = 0; it < nsteps; ++it) {
     const int s = it % STAGES;
     mbar_wait(&full[s], (it / STAGES) & 1);
-    StepFrags<T, WM, WN> f;
-#pragma unroll
-    for (int ks = 0; ks < 2; ++ks) {
-      f.load_a_at(ks, a_at[ks] + s * (Plan::A * sizeof(T)), sM + s * Plan::M, wm, lane);
-      f.run(acc, ks, b_of(s));
-    }
+    math.run(acc, s, sM, wm, lane);
     __syncwarp();  // every lane's fragments of the stage are in registers
     if (lane == 0) mbar_arrive(&empty[s]);
   }
