@@ -1,7 +1,8 @@
 """Time the cp.async mma.sp kernel over candidate tiles on one problem (transpose excluded).
 
 python scripts/tile_sweep.py R K T PATTERN "bm,bn,wm,wn,stages" ... [NAME=INT "bm,bn,wm,wn,stages" ...]
-NAME=INT sets a compile-time define of the kernel (spmm_mma_sp.DEFINES) for the tiles after it.
+NAME=INT sets a compile-time define of the kernel (spmm_mma_sp.DEFINES) for the tiles after it. A tile ending in "/x"
+takes X row-major (plain 2:4: the kernel reads X's rows, nothing transposed).
 """
 import sys
 
@@ -47,8 +48,9 @@ for spec in sys.argv[5:]:
         K.DEFINES[name] = int(value)
         print(f"  {spec}")
         continue
-    tile = K.TileConfig(*(int(a) for a in spec.split(",")))
-    fn = lambda: K.spmm_sm80(xt, *K.layout_of(vw), None, r, k, cfg.v, cfg.m, tile=tile)
+    tile = K.TileConfig(*(int(a) for a in spec.removesuffix("/x").split(",")))
+    xin = x if spec.endswith("/x") else xt
+    fn = lambda: K.spmm_sm80(xin, *K.layout_of(vw), None, r, k, cfg.v, cfg.m, tile=tile)
     y = fn()
     err = ((y.float() - ref).norm() / ref.norm()).item()
     tt = bench(fn)

@@ -30,6 +30,14 @@ def test_every_variant_compiles(arch, dtype, tmp_path, monkeypatch):
     assert set(resources) == set(K.name_expressions(dtype))
     for name, res in resources.items():
         assert res.stack_bytes <= 64, f"{name}: {res}"
+    # v354: no mma.sp tile spills, and each fits the CTAs an SM that its table plans (its __launch_bounds__)
+    for tile in K.TILES + tuple(K.WS_TILES.values()):
+        for cols, split, xrow in itertools.product((True, False), (False, True), (False, True)):
+            if (split and tile.producers) or (xrow and (cols or tile.bulk or tile.producers)):
+                continue
+            res = resources[tile.name(dtype, cols, split, xrow)]
+            assert res.spills == 0 and res.stack_bytes == 0, f"{tile} cols={cols} split={split} xrow={xrow}: {res}"
+            assert res.registers * tile.threads * tile.ctas_per_sm <= 65536, f"{tile}: {res.registers} registers"
 
 
 def test_warp_specialised_tile_choice():

@@ -517,9 +517,10 @@ XROW_2_4 = True  # (A/B switch: False transposes X as for the gathered forms)
 
 def reads_rows(x2: torch.Tensor, cols: torch.Tensor | None, m: int) -> bool:
     """Whether the cp.async kernel reads x2 [T, K] row-major as it is: plain 2:4 (m == 4, no column lists) on a
-    row-major x2 whose rows are 16-byte aligned runs (K % 8 == 0); a feature-major x2 is read as X^T instead."""
+    row-major x2 whose rows are 16-byte aligned runs (K % 8 == 0); a feature-major x2 is read as X^T instead. (A
+    thread's copies step over rows by a 32-bit byte offset: x2's row stride under 2^26 elements.)"""
     return (XROW_2_4 and cols is None and m == 4 and not is_feature_major(x2) and x2.stride(1) == 1
-            and x2.shape[1] % 8 == 0 and x2.stride(0) % 8 == 0 and x2.data_ptr() % 16 == 0)
+            and x2.shape[1] % 8 == 0 and x2.stride(0) % 8 == 0 and x2.stride(0) < 1 << 26 and x2.data_ptr() % 16 == 0)
 
 
 def is_feature_major(x2: torch.Tensor) -> bool:

@@ -34,11 +34,21 @@ __device__ __forceinline__ u32 smem_addr(const void* p) {
   return static_cast<u32>(__cvta_generic_to_shared(p));
 }
 
+// a * b as 64 bits by one mul.wide.u32 (v354: ptxas kept the zero high half of a 64 x 64 multiply as one more add)
+__device__ __forceinline__ u64 mul_wide(u32 a, u32 b) {
+  u64 r;
+  asm("mul.wide.u32 %0, %1, %2;" : "=l"(r) : "r"(a), "r"(b));
+  return r;
+}
+
 // 16-byte global->shared copy that bypasses L1 (.cg); bytes past src_bytes are zero-filled, so a
 // predicated-off copy (src_bytes = 0) writes zeros and reads nothing.
+// (at a shared-space address, or at a generic pointer into shared memory)
+__device__ __forceinline__ void cp_async16(u32 dst, const void* src, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
+}
 __device__ __forceinline__ void cp_async16(void* dst, const void* src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-               "r"(valid ? 16 : 0));
+  cp_async16(smem_addr(dst), src, valid);
 }
 __device__ __forceinline__ void cp_async8(void* dst, const void* src, bool valid) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(smem_addr(dst)), "l"(src),

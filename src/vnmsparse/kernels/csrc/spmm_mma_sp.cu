@@ -273,6 +273,36 @@ __device__ __forceinline__ void zero(float (&acc)[A][B][4]) {
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
 }
 
+// Resident CTAs an SM that the tile tables plan for (spmm_mma_sp.TileConfig.ctas_per_sm: sm_90's 228 KB of shared
+// memory, 1 KB reserved a CTA; 64K registers, a thread ~96 besides its accumulators): the kernels' __launch_bounds__
+// minimum, so that ptxas fits its registers to the plan (v354: left to itself it gave some 168-register tiles 128
+// and spilled, 12 bf16 variants in all).
+constexpr int planned_ctas(int threads, int smem, int acc_regs) {
+  const int by_smem = 233472 / (smem + 1024), by_regs = 65536 / (threads * (96 + acc_regs));
+  return by_smem < by_regs ? (by_smem > 1 ? by_smem : 1) : (by_regs > 1 ? by_regs : 1);
+}
+
+// Shared-space destinations of a thread's B copies: copy j lands at row r0 + j STEP of a stage's tile (rows PITCH
+// elements, its chunk c swizzled over CPR chunks a row). The swizzle repeats every 8 rows, so a destination is one of
+// DPER per-thread bases, the stage's offset and an immediate (v354: the copies' LEA / IADD3 rebuilt each one).
+template <typename T, int PITCH, int CPR, int STEP>
+struct BDest {
+  static constexpr int DPER = STEP % 8 == 0 ? 1 : 8 / STEP;  // copies a period of the swizzle
+  static_assert(STEP % 8 == 0 || 8 % STEP == 0, "copies whole periods of the swizzle apart");
+  u32 d[DPER];
+
+  __device__ __forceinline__ BDest(const void* tile, int r0, int c) {
+#pragma unroll
+    for (int p = 0; p < DPER; ++p) {
+      const int r = r0 + STEP * p;
+      d[p] = smem_addr(tile) + (r * PITCH + swizzle<CPR>(r, c) * 8) * sizeof(T);
+    }
+  }
+  __device__ __forceinline__ u32 at(int j, u32 stage) const {
+    return d[j % DPER] + stage + (j / DPER) * (DPER * STEP * PITCH * sizeof(T));
+  }
+};
+
 // One stage of A (the compressed values: 2*KS per row, 4 swizzled 16-byte chunks) and of the codes
 // (KS/2 bytes per row) into shared memory by cp.async. The layout keeps each block's stage contiguous
 // (1 KB of A, 128 B of codes), so that a warp's copy instruction asks L2 for 4 whole lines: a 128-row
@@ -337,7 +367,8 @@ struct ACopies {
 // ldmatrix without .trans: the call needs no transpose of X (4 T K bytes through DRAM; v344, H100, 4096^2 x 8192:
 // 762 -> 650 us, the transpose's ~49 and a kernel that reads X's rows faster than X^T's).
 template <typename T, int BM, int BN, int WM, int WN, int STAGES, bool HAS_COLS, bool SPLIT, bool XROW = false>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
+                                  planned_ctas((BM / WM) * (BN / WN) * 32, SmemPlan<BM, BN, STAGES>::BYTES, WM * WN / 32))
     spmm_mma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                 const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                 float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
@@ -368,24 +399,29 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const int row0 = blockIdx.x * BM, tok0 = blockIdx.y * BN;
   const int total_steps = Gp / KS;
   // m's high half: log2 of the groups that share one M window (the union layout: the kept columns of
-  // several V-row blocks as one list of 4-column groups per window), 0 otherwise
-  const int gshift = m >> 16;
+  // several V-row blocks as one list of 4-column groups per window, on 64-row tiles only), 0 otherwise
+  constexpr bool UNION = HAS_COLS && !XROW && BM <= 64;
+  const int gshift = UNION ? m >> 16 : 0;
   m &= 0xffff;
   const int kbeg = SPLIT ? blockIdx.z * steps_per_split : 0;
   const int kend = SPLIT ? min(total_steps, kbeg + steps_per_split) : total_steps;
   const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp : nullptr;
 
-  // Column words of the groups whose B rows this thread copies, fetched one stage ahead so that
-  // their global-load latency hides behind a stage of math.
-  u32 colw[B_ITERS];
-#pragma unroll
-  for (int j = 0; j < B_ITERS; ++j) colw[j] = IDENTITY_COLUMNS;  // (no column list: plain 2:4)
   // The chunk that each of this thread's B copies moves (NT is a multiple of B_CPR) and what of its address
   // is the same every stage: the copy's own part is one multiply-add of its X^T row. Copy j's k-row is
   // kr0 + j KR_STEP: its column word is j KR_STEP / 4 words after the thread's first, the same byte of each.
   constexpr int KR_STEP = NT / B_CPR;
   static_assert(NT % B_CPR == 0 && (B_ITERS == 1 || KR_STEP % 4 == 0), "a thread's B copies: one chunk, one byte of their column words");
   const int bc = tid % B_CPR, kr0 = tid / B_CPR;
+  // Column words of the groups whose B rows this thread copies, fetched one stage ahead so that
+  // their global-load latency hides behind a stage of math. With B_CPR >= 8 a warp's rows of one copy lie in one
+  // group, so its copies' words differ only by j: lane j holds word j, the others read it by shuffle (one register,
+  // not B_ITERS: v354, no spill in any variant).
+  constexpr bool SHUFFLED = HAS_COLS && !XROW && B_CPR >= 8 && B_TASKS % NT == 0 && B_ITERS > 1 && B_ITERS <= 32;
+  constexpr int WORDS = SHUFFLED ? 1 : B_ITERS;
+  u32 colw[WORDS];
+#pragma unroll
+  for (int j = 0; j < WORDS; ++j) colw[j] = IDENTITY_COLUMNS;  // (no column list: plain 2:4)
   const u32 col_byte = 0x4440u | (kr0 & 3);  // __byte_perm selector: that byte, zero-extended
   const u32* colt = HAS_COLS ? colrow + kr0 / 4 : nullptr;
   const bool tok_ok = tok0 + bc * 8 < ntok_load;
@@ -395,35 +431,60 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   const char* xcol = reinterpret_cast<const char*>(xt + (tok_ok ? tok0 + bc * 8 : 0));
   const char* xrow = reinterpret_cast<const char*>(xt + static_cast<size_t>(min(tok0 + kr0, ntok_load - 1)) * ldx);
   const u32 ldx_bytes = static_cast<u32>(ldx) * sizeof(T);  // (a row of X or X^T: < 4 GB)
+  // XROW: a thread's copies are KR_STEP token rows apart (the host keeps ldx under 2^26: KR_STEP <= 16 rows of X are
+  // under 4 GB); the CTA's tile is whole but for the last token tile
+  static_assert(!XROW || KR_STEP <= 16, "XROW: copies within 4 GB of X (spmm_mma_sp.reads_rows' stride bound)");
+  const u32 row_step = KR_STEP * ldx_bytes;
+  const bool whole_tile = tok0 + BN <= ntok_load;
   asm("" : "+l"(xcol));
   asm("" : "+l"(xrow));
   auto fetch_columns = [&](int step) {
     if (!HAS_COLS || step >= kend) return;  // (past the last stage: no copies read them)
+    if constexpr (SHUFFLED) {
+      colw[0] = __ldg(colt + step * KS + (lane % B_ITERS) * (KR_STEP / 4));
+    } else {
 #pragma unroll
-    for (int j = 0; j < B_ITERS; ++j)
-      if (B_TASKS % NT == 0 || tid + j * NT < B_TASKS) colw[j] = __ldg(colt + step * KS + j * (KR_STEP / 4));
+      for (int j = 0; j < B_ITERS; ++j)
+        if (B_TASKS % NT == 0 || tid + j * NT < B_TASKS) colw[j] = __ldg(colt + step * KS + j * (KR_STEP / 4));
+    }
   };
+  // (XROW: rows are tokens, KROWS elements)
+  const BDest<T, XROW ? KROWS : BN, B_CPR, KR_STEP> b_dest(sB, kr0, bc);
 
   const ACopies<T, BM, NT> a_copies(values, meta, row0, R, total_steps, tid);
   auto load_stage = [&](int buf, int step) {
     a_copies.load(sA + buf * Plan::A, sM + buf * Plan::M, step, tid);
     const int g0 = step * KS;
-    T* b = sB + buf * Plan::B;
+    const u32 stage = buf * (Plan::B * sizeof(T));
+    if constexpr (XROW) {
+      const int k = g0 * 4 + bc * 8;  // (m == 4: group g holds columns 4 g ..)
+      const bool k_ok = k < K;
+      const char* src = xrow + (k_ok ? k * sizeof(T) : 0);
+      asm("" : "+l"(src));  // (else ptxas adds j's rows to k first, then X: two more adds a copy)
+      if (whole_tile) {  // every token row real: copy j is j KR_STEP rows after the first, one IMAD.WIDE
+#pragma unroll
+        for (int j = 0; j < B_ITERS; ++j)
+          if (B_TASKS % NT == 0 || tid + j * NT < B_TASKS)
+            cp_async16(b_dest.at(j, stage), src + mul_wide(j, row_step), k_ok);
+      } else {
+#pragma unroll
+        for (int j = 0; j < B_ITERS; ++j) {
+          const bool ok = k_ok && tok0 + kr0 + j * KR_STEP < ntok_load;
+          if (B_TASKS % NT == 0 || tid + j * NT < B_TASKS)
+            cp_async16(b_dest.at(j, stage), ok ? src + mul_wide(j, row_step) : xrow, ok);
+        }
+      }
+      return;
+    }
 #pragma unroll
     for (int j = 0; j < B_ITERS; ++j) {
-      const int i = tid + j * NT;
-      if (!(B_TASKS % NT == 0 || i < B_TASKS)) continue;
-      if constexpr (XROW) {
-        const int t = kr0 + j * KR_STEP, k = g0 * 4 + bc * 8;  // (m == 4: group g holds columns 4 g ..)
-        const bool ok = k < K && tok0 + t < ntok_load;
-        cp_async16(b + t * KROWS + swizzle<B_CPR>(t, bc) * 8,
-                   xrow + (ok ? static_cast<size_t>(j * KR_STEP) * ldx_bytes + k * sizeof(T) : 0), ok);
-      } else {
-        const int kr = kr0 + j * KR_STEP;
-        const u32 k = ((g0 + kr / 4) >> gshift) * m + __byte_perm(colw[j], 0, col_byte);
-        const bool ok = tok_ok && k < static_cast<u32>(K);
-        cp_async16(b + kr * BN + swizzle<B_CPR>(kr, bc) * 8, xcol + static_cast<size_t>(ok ? k : 0) * ldx_bytes, ok);
-      }
+      if (!(B_TASKS % NT == 0 || tid + j * NT < B_TASKS)) continue;
+      const u32 word = SHUFFLED ? __shfl_sync(0xffffffffu, colw[0], j) : colw[j % WORDS];
+      const int g = g0 + kr0 / 4 + j * (KR_STEP / 4);  // (not (kr0 + j KR_STEP) / 4: ptxas kept each j's k-row)
+      const u32 byte = HAS_COLS ? __byte_perm(word, 0, col_byte) : kr0 & 3;
+      const u32 k = (UNION ? g >> gshift : g) * m + byte;
+      const bool ok = tok_ok && k < static_cast<u32>(K);
+      cp_async16(b_dest.at(j, stage), xcol + mul_wide(ok ? k : 0, ldx_bytes), ok);
     }
   };
 
@@ -554,19 +615,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
     const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp + kr0 / 4 : nullptr;
     const u32 col_byte = 0x4440u | (kr0 & 3);  // __byte_perm selector: that byte, zero-extended
     // As spmm_mma_sp's copies (v349): the source is one multiply-add onto a per-thread pointer made opaque, a
-    // zero-filled copy's offset 0 (inside X); the destination a per-thread part (the swizzle's period of rows) plus
-    // an immediate. v350: the producer's loop was 276 instructions a stage (~18 a copy), its warp sharing a
+    // zero-filled copy's offset 0 (inside X); the destination by BDest. v350: the producer's loop was 276 instructions a stage (~18 a copy), its warp sharing a
     // scheduler with a consumer warp's 178 against 512 cycles of mma.sp.
     const char* xcol = reinterpret_cast<const char*>(xt + (tok_ok ? tok0 + c * 8 : 0));
     asm("" : "+l"(xcol));
     const u32 ldx_bytes = static_cast<u32>(ldx) * sizeof(T);
-    constexpr int DPER = KR_STEP % 8 == 0 ? 1 : 8 / KR_STEP;  // copies per period of the swizzle (8 rows)
-    u32 dst[DPER];
-#pragma unroll
-    for (int p = 0; p < DPER; ++p) {
-      const int kr = kr0 + KR_STEP * p;
-      dst[p] = (kr * BN + swizzle<B_CPR>(kr, c) * 8) * sizeof(T);
-    }
+    const BDest<T, BN, B_CPR, KR_STEP> b_dest(sB, kr0, c);
     const ACopies<T, BM, NP> a_copies(values, meta, row0, R, nsteps, ptid);
     // With TPR >= 8 a warp's rows of one copy lie in one group, so its rows' words differ only by
     // j: lane j holds word j and the others read it by shuffle (1 register per slot, not RPT).
@@ -587,15 +641,14 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
       const int s = it % STAGES;
       if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
       a_copies.load(sA + s * Plan::A, sM + s * Plan::M, it, ptid);
-      char* b = reinterpret_cast<char*>(sB + s * Plan::B);
+      const u32 stage = s * (Plan::B * sizeof(T));
       const u32 k0 = static_cast<u32>(it * KS + kr0 / 4) * m;  // row kr0's group's first column
 #pragma unroll
       for (int j = 0; j < RPT; ++j) {
         const u32 word = SHUFFLED ? __shfl_sync(0xffffffffu, wq[q][0], j) : wq[q][j];
         const u32 k = k0 + j * (KR_STEP / 4) * m + __byte_perm(word, 0, col_byte);
         const bool ok = tok_ok && k < static_cast<u32>(K);
-        cp_async16(b + dst[j % DPER] + (j / DPER) * (DPER * KR_STEP * BN * sizeof(T)),
-                   xcol + static_cast<size_t>(ok ? k : 0) * ldx_bytes, ok);
+        cp_async16(b_dest.at(j, stage), xcol + mul_wide(ok ? k : 0, ldx_bytes), ok);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
 #pragma unroll
@@ -1071,7 +1124,9 @@ struct BulkPlan {
 };
 
 template <typename T, int BM, int BN, int WM, int WN, int STAGES, bool HAS_COLS, bool SPLIT>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + 32)
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + 32,
+                                  planned_ctas((BM / WM) * (BN / WN) * 32 + 32, BulkPlan<BM, BN, STAGES>::BYTES,
+                                               WM * WN / 32))
     spmm_mma_sp_bulk(const T* __restrict__ values_t, const u8* __restrict__ meta_t, const u32* __restrict__ cols,
                      const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                      float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
