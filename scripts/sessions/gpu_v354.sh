@@ -9,7 +9,9 @@
 #   (from main: git archive the branch into build/tr, carry it)  cd build/tr && OUT=$OUT bash scripts/sessions/gpu_v354.sh
 source "$(dirname "$0")/../gpu_lib.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
-sweep() { timeout 90 python scripts/tile_sweep.py "$@" 2>&1 | grep -v Warn; }
+# both trees' variants compiled at once (the sweep and the tests then find them cached)
+(PYTHONPATH=$PWD/../../src warm 200 | sed "s/^/[main] /") & warm 200; wait; echo "warm ${SECONDS}s"
+sweep() { timeout 60 python scripts/tile_sweep.py "$@" 2>&1 | grep -v Warn; }
 main() { PYTHONPATH=$PWD/../../src sweep "$@" | sed "s/^/[main] /"; }
 both() { main "$@"; sweep "$@"; main "$@"; sweep "$@"; }
 { both 4096 4096 8192 128:2:8 128,128,64,64,3 128,64,64,32,4 128,128,64,64,6,0,4
@@ -18,7 +20,14 @@ both() { main "$@"; sweep "$@"; main "$@"; sweep "$@"; }
   both 4096 4096 8192 128:2:16 128,128,64,64,3
   both 4096 4096 64 64:2:8 64,64,16,64,3; } | tee "$OUT/tile_sweep_${CARD}_v354.txt" | grep -E "tile|dense"
 echo "sweep ${SECONDS}s"
-gpu_tests $((${TESTS_END:-420} - SECONDS)) tests/test_spmm_mma_sp.py -k "every_tile or row_major_x_on_every or test_patterns or split_k or warp_specialised"
+WARM=0 gpu_tests $((${TESTS_END:-400} - SECONDS)) tests/test_spmm_mma_sp.py -k "every_tile or row_major_x_on_every or test_patterns or split_k or warp_specialised"
 mv "$OUT/gpu_tests.txt" "$OUT/tests_mma_sp_${CARD}_v354.txt"
-SANITIZE_ARGS=--cp-async-only sanitize $((${END:-580} - SECONDS)); mv "$OUT/memcheck.txt" "$OUT/memcheck_cp_async_${CARD}_v354.txt"
+SANITIZE_ARGS=--cp-async-only sanitize 60; mv "$OUT/memcheck.txt" "$OUT/memcheck_cp_async_${CARD}_v354.txt"
+# issue 3's T >= 2048 grid on the branch with what time is left
+left=$((${END:-585} - SECONDS))
+[ $left -gt 90 ] || { echo "no time left for the grid (${SECONDS}s)"; exit 0; }
+timeout $left python -m vnmsparse.cli bench spmm --out "$OUT" --tokens 2048,8192 --paths mma_sp,cslt \
+  --budget-seconds $((left - 30)) --tag ${CARD}_v354_prefill --no-plot > /dev/null 2>&1
+echo "bench exit $? ${SECONDS}s"; grep -E "^Measured" "$OUT/spmm_${CARD}_v354_prefill.md"
+sed -n '/^## Geometric/,/^## Issue/p' "$OUT/spmm_${CARD}_v354_prefill.md" | grep "^|" | head -14
 echo "total ${SECONDS}s"
