@@ -46,7 +46,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--tiles", default="", help="comma-separated tile-name suffixes: run only those tiles")
 ap.add_argument("--split-only", action="store_true",
                 help="only the wgmma.sp decode tiles with K splits, 3 where a case has none")
-ap.add_argument("--cp-async-only", action="store_true", help="only the cp.async mma.sp kernels (spmm_sm80, its ws and multicast tiles)")
+ap.add_argument("--cp-async-only", action="store_true", help="only the cp.async mma.sp kernels (spmm_sm80, its ws tiles)")
 ARGS = ap.parse_args()
 ONLY = tuple(filter(None, ARGS.tiles.split(",")))
 gen = torch.Generator().manual_seed(0)
@@ -80,10 +80,6 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     ws = K.ws_tile(cfg.v, cfg.m)  # the warp-specialised cp.async kernel
     if t > 64 and ws is not None and not ONLY and ws.smem_bytes <= torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
         check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=ws), "warp-specialised mma.sp")
-    mc = next((t_ for t_ in K.MULTICAST_TILES.values() if cfg.m == 4 or cfg.v % t_.bm == 0), None)  # (v355)
-    if t > 64 and mc is not None and not ONLY and K.union_shift(cfg.v, cfg.m) is None and \
-            torch.cuda.get_device_capability() == (9, 0):
-        check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=mc), f"multicast {mc}")
     if ARGS.cp_async_only:
         check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} cp.async")
         continue

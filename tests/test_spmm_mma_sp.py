@@ -31,9 +31,9 @@ def test_every_variant_compiles(arch, dtype, tmp_path, monkeypatch):
     for name, res in resources.items():
         assert res.stack_bytes <= 64, f"{name}: {res}"
     # v354: no mma.sp tile spills, and each fits the CTAs an SM that its table plans (its __launch_bounds__)
-    for tile in K.TILES + tuple(K.WS_TILES.values()) + tuple(K.MULTICAST_TILES.values()):
+    for tile in K.TILES + tuple(K.WS_TILES.values()):
         for cols, split, xrow in itertools.product((True, False), (False, True), (False, True)):
-            if (split and (tile.producers or tile.multicast)) or (xrow and (cols or tile.bulk or tile.producers)):
+            if (split and tile.producers) or (xrow and (cols or tile.bulk or tile.producers)):
                 continue
             res = resources[tile.name(dtype, cols, split, xrow)]
             assert res.spills == 0 and res.stack_bytes == 0, f"{tile} cols={cols} split={split} xrow={xrow}: {res}"
@@ -391,25 +391,6 @@ def test_warp_specialised_tiles(v, m):
     gen = torch.Generator().manual_seed(v * 100 + m)
     for i, (r, k, t) in enumerate(((3 * v + 5, 37 * m + 3, 65), (2 * v, 1000 * m // 8 + 1, 300), (1000, 4096, 1000))):
         run_case(r, k, t, v, m, (torch.bfloat16, torch.float16)[i % 2], bool(i % 2 == 0), gen, tile=tile)
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("bm", sorted(K.MULTICAST_TILES))
-def test_multicast_tiles(bm):
-    """v355: the prefill tiles in clusters of two token tiles that share A and its codes by multicast (sm_90a): an
-    odd count of token tiles (the pair's spare CTA past T), R not a multiple of the row tile (blocks past the layout:
-    zeros), K long enough to cycle the ring and with a partial last group, gathered and plain 2:4 (X rows and, with
-    K % 8 != 0, X^T), both dtypes, bias; against fp32, outputs poisoned."""
-    if torch.cuda.get_device_capability() != (9, 0):
-        pytest.skip("multicast clusters need sm_90a")
-    tile = K.MULTICAST_TILES[bm]
-    gen = torch.Generator().manual_seed(bm)
-    cases = ((3 * bm + 40, 37 * 16 + 3, 300, bm, 16), (2 * bm, 4096, 129, bm, 8), (bm + 16, 1000, 1000, 64, 4),
-             (bm, 1003, 64, 64, 4), (5 * bm, 2048, 1, bm, 32))
-    for i, (r, k, t, v, m) in enumerate(cases):
-        run_case(r, k, t, v, m, (torch.bfloat16, torch.float16)[i % 2], i % 2 == 0, gen, tile=tile)
-    with pytest.raises(ValueError, match="multicast"):
-        run_case(bm, 256, 300, bm, 8, torch.bfloat16, False, gen, tile=tile, splits=2)
 
 
 def test_autotune_candidates(monkeypatch):

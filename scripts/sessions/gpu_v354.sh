@@ -7,7 +7,8 @@
 # branch's, twice each (the card's +-7% drift), then the kernel file's GPU tests and memcheck of the cp.async launches.
 # Predicted: 128 x 128 128:2:8 -5..-8%, 2:4 (X^T and X rows) -8..-12%, 64:2:8 -6..-10%. The branch's v355 multicast
 # tiles (the tile spec's last 1; main's tree has none: its lines fail) in the same sweep, and in the tests and memcheck:
-# 128:2:8 -8..-14% against the branch's plain 128 x 128.
+# 128:2:8 -8..-14% against the branch's plain 128 x 128. (v355 lost 23-35% and was reverted: its tile specs, ",0,0,1",
+# no longer parse.)
 #   (from main: git archive the branch into build/tr, carry it)  cd build/tr && OUT=$OUT bash scripts/sessions/gpu_v354.sh
 source "$(dirname "$0")/../gpu_lib.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader

@@ -45,7 +45,6 @@ class TileConfig:
     stages: int
     bulk: bool = False
     producers: int = 0  # > 0: the warp-specialised cp.async kernel with this many producer warps
-    multicast: bool = False  # the cp.async kernel in clusters of two token tiles sharing A by multicast (sm_90a)
 
     @property
     def threads(self) -> int:
@@ -56,7 +55,7 @@ class TileConfig:
         epilogue = self.bn * (self.bm + 8) * 2
         if not self.bulk:
             stage = (self.bm * 2 * KS + 4 * KS * self.bn) * 2 + self.bm * KS // 2
-            if self.producers or self.multicast:  # + the full and empty mbarriers after the ring / epilogue tile
+            if self.producers:  # + the full and empty mbarriers after the ring / epilogue tile
                 return -(-max(self.stages * stage, epilogue) // 16) * 16 + 2 * self.stages * 8
             return max(self.stages * stage, epilogue)
         stage = (self.bm * 2 * KS + 4 * KS * (self.bn + 8)) * 2 + self.bm * KS // 2
@@ -72,7 +71,7 @@ class TileConfig:
         return max(1, min(SMEM_PER_SM // (self.smem_bytes + 1024), 65536 // (self.threads * regs)))
 
     def __str__(self) -> str:
-        kind = "bulk" if self.bulk else f"ws{self.producers}p" if self.producers else "mc2" if self.multicast else "sm80"
+        kind = "bulk" if self.bulk else f"ws{self.producers}p" if self.producers else "sm80"
         return f"{kind}{self.bm}x{self.bn}w{self.wm}x{self.wn}s{self.stages}"
 
     def name(self, dtype: torch.dtype, has_cols: bool, split: bool, xrow: bool = False) -> str:
@@ -84,11 +83,8 @@ class TileConfig:
                 raise ValueError(f"the warp-specialised tile {self} has no split-K variant")
             args = (_CTYPE[dtype], self.bm, self.bn, self.wm, self.wn, self.stages, self.producers, _b(has_cols))
             return "vnm::spmm_mma_sp_ws<" + ", ".join(str(a) for a in args) + ">"
-        if self.multicast and (self.bulk or self.producers or split):
-            raise ValueError(f"only the cp.async kernel's unsplit tiles run in multicast clusters, not {self} "
-                             f"(split={split})")
         args = (_CTYPE[dtype], self.bm, self.bn, self.wm, self.wn, self.stages, _b(has_cols), _b(split)) + (
-            (_b(xrow), "true") if self.multicast else ("true",) if xrow else ())
+            ("true",) if xrow else ())
         kernel = "spmm_mma_sp_bulk" if self.bulk else "spmm_mma_sp"
         return f"vnm::{kernel}<" + ", ".join(str(a) for a in args) + ">"
 
@@ -143,12 +139,6 @@ TILES = tuple(TILE_TABLE[False].values()) + tuple(TILE_TABLE[True].values())
 # 276 -> 147 instructions a stage): 128:2:8 426 -> 321 us, 64:2:8 (64 x 256) 435 -> 344, 128:2:16 183, 2:4 569; the
 # classic tiles with 64-wide warp tiles (v352) as fast or faster: 273-283, 332, 150, 485-544. Not routed to.
 WS_TILES = {128: TileConfig(128, 128, 64, 64, 6, producers=4), 64: TileConfig(64, 256, 64, 64, 5, producers=4)}
-
-
-# v355 (experiment, opt-in: pass the tile): the cp.async prefill tiles in clusters of two adjacent token tiles whose
-# A and codes come by bulk copies multicast into both (sm_90a), so that L2 sends a row tile's A once for two token
-# tiles (v353: A's re-reads are 0.54 of the 1.68 GB a 4096^2 x 8192 128:2:8 call moves from L2).
-MULTICAST_TILES = {bm: dataclasses.replace(TILE_TABLE[False][(bm, "prefill")], multicast=True) for bm in (128, 64)}
 
 
 def ws_tile(v: int, m: int = 8) -> TileConfig | None:
@@ -677,10 +667,8 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
         raise ValueError(f"tile {tile}: its {tile.bm} rows must divide V = {v} (a CTA reads one V-row block's columns)")
     if tile.bulk != bulk or (bulk and tile.bm != row_tile(v)):
         raise ValueError(f"tile {tile} does not fit the {'sm90' if bulk else 'sm80'} layout of v={v}")
-    if tile.multicast and torch.cuda.get_device_capability(x.device) != (9, 0):
-        raise ValueError(f"tile {tile}: multicast clusters need sm_90a (an H100 / H200)")
-    if -(-ntok // tile.bn) > MAX_GRID_Y - tile.multicast:  # the grid's y holds the token tiles: run in token chunks
-        chunk = (MAX_GRID_Y - tile.multicast) * tile.bn
+    if -(-ntok // tile.bn) > MAX_GRID_Y:  # the grid's y holds the token tiles: run in token chunks
+        chunk = MAX_GRID_Y * tile.bn
         for t0 in range(0, ntok, chunk):
             _spmm(x2[t0:t0 + chunk], values, meta, cols, bias, r, k, v, m, bulk=bulk, tile=tile, splits=splits,
                   out=y[t0:t0 + chunk])
@@ -690,7 +678,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     steps = values.shape[1]
     gp = steps * KS
     if splits is None:
-        splits = 1 if tile.producers or tile.multicast else choose_splits(tile, ntok, r, steps, _sms(x.device.index or 0))
+        splits = 1 if tile.producers else choose_splits(tile, ntok, r, steps, _sms(x.device.index or 0))
     if tile.producers and (splits != 1 or bulk or (cols is not None and v % tile.bm)):
         raise ValueError(f"the warp-specialised tile {tile} runs unsplit on the sm80 layout with bm dividing V "
                          f"(splits={splits}, v={v})")
@@ -698,12 +686,11 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     splits = -(-steps // per_split)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
     name = tile.name(x.dtype, cols is not None, splits > 1, xrow)
-    tiles = -(-ntok // tile.bn)
-    grid = (-(-r // tile.bm), tiles + (tile.multicast and tiles % 2), splits)  # (a cluster's pair: an even count)
+    grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
     _kernel(name).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split),
-        shared_mem=tile.smem_bytes, pdl=SPMM_PDL, spread=True, cluster=(1, 2, 1) if tile.multicast else None,
+        shared_mem=tile.smem_bytes, pdl=SPMM_PDL, spread=True,
     )
     if partial is not None:
         reduce_splits(partial, bias, y, _sms(x.device.index or 0))
@@ -1055,8 +1042,6 @@ def name_expressions(dtype: torch.dtype) -> list[str]:
     names = [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in (False, True)]
     names += [t.name(dtype, False, s, True) for t in TILE_TABLE[False].values() for s in (False, True)]
     names += [t.name(dtype, c, False) for t in WS_TILES.values() for c in (True, False)]
-    names += [t.name(dtype, c, False, x) for t in MULTICAST_TILES.values() for c, x in ((True, False), (False, False),
-                                                                                       (False, True))]
     names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64) for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c, True, g) for bm in (128, 64) for bn in (8, 16, 32, 64) for c in (True, False)
               for g in (False, True)]

@@ -359,82 +359,6 @@ struct ACopies {
   }
 };
 
-// A and the codes of a row tile shared by a cluster of two CTAs on adjacent token tiles (MCAST, sm_90a): each CTA
-// copies half of a stage's 16-row blocks by bulk copy, multicast into both, so that L2 sends the tile's A once for two
-// token tiles (v353: A, re-read by every token tile, is 0.54 of the 1.68 GB that a 4096^2 x 8192 128:2:8 call moves
-// from L2, at 84% of the rate L2 reaches). full[s]: the stage's bytes from both CTAs (one arrival: this CTA's thread
-// 0, with their count); empty[s]: both CTAs done reading slot s (an arrival from each), which thread 0 waits for
-// before it refills the slot in both. Blocks past the layout are zeros with padding codes, written once.
-template <typename T, int BM, int STAGES, typename Plan>
-struct AMulticast {
-  static constexpr int NB = BM / BLOCK_ROWS;
-  static constexpr u32 A_BLOCK = BLOCK_ROWS * 2 * KS * sizeof(T), C_BLOCK = BLOCK_ROWS * KS / 2;  // a block's bytes a step
-  u64* full;
-  const char* va;
-  const char* vc;
-  u32 sa, sm;  // shared-space addresses of stage 0's A and codes
-  int nb, steps;
-  u32 rank;
-
-  // (every thread; a cluster barrier must follow before any CTA's first issue)
-  __device__ __forceinline__ void init(u64* bars, const T* values, const u8* meta, T* sA, u8* sM, int row0, int R,
-                                       int steps_, int tid, int nt) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    full = bars;
-    steps = steps_;
-    const int blk0 = row0 / BLOCK_ROWS;
-    nb = min(NB, (R + BLOCK_ROWS - 1) / BLOCK_ROWS - blk0);
-    va = reinterpret_cast<const char*>(values) + static_cast<size_t>(blk0) * steps * A_BLOCK;
-    vc = reinterpret_cast<const char*>(meta) + static_cast<size_t>(blk0) * steps * C_BLOCK;
-    sa = smem_addr(sA);
-    sm = smem_addr(sM);
-    rank = cluster_rank();
-    if (tid == 0) {
-      for (int s = 0; s < STAGES; ++s) {
-        mbar_init(&full[s], 1);
-        mbar_init(&full[STAGES + s], 2);
-      }
-      mbar_init_fence();
-    }
-    // zero values and padding codes (two groups (0, 1) a byte: valid ordered metadata) in the blocks past the layout
-    const int a16 = (NB - nb) * A_BLOCK / 16, per = a16 + (NB - nb) * C_BLOCK / 16;
-    for (int i = tid; i < STAGES * per; i += nt) {
-      const int s = i / per, j = i % per;
-      if (j < a16)
-        reinterpret_cast<uint4*>(reinterpret_cast<char*>(sA) + s * Plan::A * sizeof(T) + nb * A_BLOCK)[j] = make_uint4(0, 0, 0, 0);
-      else
-        reinterpret_cast<uint4*>(sM + s * Plan::M + nb * C_BLOCK)[j - a16] = make_uint4(0x44444444u, 0x44444444u, 0x44444444u, 0x44444444u);
-    }
-#endif
-  }
-  // (thread 0) this CTA's blocks of stage `step` into slot `buf` of both CTAs; `use` > 0: the slot's earlier stage,
-  // read by both, released first
-  __device__ __forceinline__ void issue(int buf, int step, int use) const {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (use > 0) mbar_wait(&full[STAGES + buf], (use - 1) & 1);
-    mbar_arrive_expect_tx(&full[buf], nb * (A_BLOCK + C_BLOCK));
-    const size_t at = static_cast<size_t>(step);
-    for (int b = rank; b < nb; b += 2) {
-      bulk_copy_multicast(sa + buf * (Plan::A * sizeof(T)) + b * A_BLOCK, va + (b * steps + at) * A_BLOCK, A_BLOCK,
-                          &full[buf], 3);
-      bulk_copy_multicast(sm + buf * Plan::M + b * C_BLOCK, vc + (b * steps + at) * C_BLOCK, C_BLOCK, &full[buf], 3);
-    }
-#endif
-  }
-  __device__ __forceinline__ void wait(int buf, int use) const {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    mbar_wait(&full[buf], use & 1);
-#endif
-  }
-  // (thread 0, once the CTA is done reading slot buf)
-  __device__ __forceinline__ void release(int buf) const {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    mbar_arrive(&full[STAGES + buf]);
-    mbar_arrive_cluster(&full[STAGES + buf], rank ^ 1);
-#endif
-  }
-};
-
 // Grid: x = row tiles of BM rows (BM divides V), y = token tiles of BN, z = K splits.
 // Without SPLIT the CTA writes y (bias fused); with SPLIT it writes fp32 partial sums
 // partial[z][t][r] and splitk_reduce finishes.
@@ -442,8 +366,7 @@ struct AMulticast {
 // Nothing is gathered there, so B is staged as [BN tokens][KROWS k] rows (X's own 128-byte runs) and read by
 // ldmatrix without .trans: the call needs no transpose of X (4 T K bytes through DRAM; v344, H100, 4096^2 x 8192:
 // 762 -> 650 us, the transpose's ~49 and a kernel that reads X's rows faster than X^T's).
-template <typename T, int BM, int BN, int WM, int WN, int STAGES, bool HAS_COLS, bool SPLIT, bool XROW = false,
-          bool MCAST = false>
+template <typename T, int BM, int BN, int WM, int WN, int STAGES, bool HAS_COLS, bool SPLIT, bool XROW = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
                                   planned_ctas((BM / WM) * (BN / WN) * 32, SmemPlan<BM, BN, STAGES>::BYTES, WM * WN / 32))
     spmm_mma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
@@ -461,7 +384,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
   // (v20's whole lines had lost 10-30% to that address math).
   constexpr int B_TASKS = KROWS * BN / 8;
   static_assert(!(XROW && HAS_COLS), "X row-major is read only where nothing is gathered (plain 2:4)");
-  static_assert(!(MCAST && SPLIT), "a multicast cluster's two CTAs run the same K range: no splits");
   using SB = StageB<T, WN, BN, BN, true, XROW>;
   constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
   using Plan = SmemPlan<BM, BN, STAGES>;
@@ -471,7 +393,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
   T* sA = reinterpret_cast<T*>(smem);
   T* sB = sA + STAGES * Plan::A;
   u8* sM = reinterpret_cast<u8*>(sB + STAGES * Plan::B);
-  u64* bars = reinterpret_cast<u64*>(smem + ((Plan::BYTES + 15) & ~15));  // (MCAST: full, empty)
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = warp / WARPS_N, wn = warp % WARPS_N;
@@ -530,7 +451,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
   // (XROW: rows are tokens, KROWS elements)
   const BDest<T, XROW ? KROWS : BN, B_CPR, KR_STEP> b_dest(sB, kr0, bc);
 
-  auto load_b = [&](int buf, int step) {
+  const ACopies<T, BM, NT> a_copies(values, meta, row0, R, total_steps, tid);
+  auto load_stage = [&](int buf, int step) {
+    a_copies.load(sA + buf * Plan::A, sM + buf * Plan::M, step, tid);
     const int g0 = step * KS;
     const u32 stage = buf * (Plan::B * sizeof(T));
     if constexpr (XROW) {
@@ -565,19 +488,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
     }
   };
 
-  const ACopies<T, BM, NT> a_copies(values, meta, row0, R, total_steps, tid);
-  AMulticast<T, BM, STAGES, Plan> a_cast;
-  if constexpr (MCAST) a_cast.init(bars, values, meta, sA, sM, row0, R, total_steps, tid, NT);
-  auto load_stage = [&](int buf, int step) {
-    if constexpr (MCAST) {  // B first: thread 0 may wait for the peer to release the slot
-      load_b(buf, step);
-      if (tid == 0) a_cast.issue(buf, step, (step - kbeg) / STAGES);
-    } else {
-      a_copies.load(sA + buf * Plan::A, sM + buf * Plan::M, step, tid);
-      load_b(buf, step);
-    }
-  };
-
   // Launched with PDL (sm_90), the CTA may start while X's transpose still runs: until the wait it
   // only asks L2 for its column words and its first stages' A and codes, so that the prologue's
   // DRAM misses (v179: the first column word's is the hottest stall) overlap that kernel (spread
@@ -594,9 +504,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
                               : meta + at * (BLOCK_ROWS * KS / 2) + (l - pre * 8) * 128);
     }
   }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (MCAST) cluster_sync();  // the peer's barriers exist before the first multicast or remote arrival
-#endif
   grid_dependency_wait();
 
   float acc[MT][NTILES][4];
@@ -615,12 +522,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
   }
   for (int step = kbeg; step < kend; ++step) {
     cp_async_wait<STAGES - 2>();
-    if constexpr (MCAST) a_cast.wait((step - kbeg) % STAGES, (step - kbeg) / STAGES);
     __syncthreads();  // stage `step` visible to all; everyone is done reading stage step-1
     const int next = step + STAGES - 1;
     if (next < kend) {
-      if constexpr (MCAST)  // step - 1's slot, which the next stage refills, read here: this CTA's half of its release
-        if (tid == 0 && step > kbeg) a_cast.release((next - kbeg) % STAGES);
       load_stage((next - kbeg) % STAGES, next);
       fetch_columns(next + 1);
     }
