@@ -265,6 +265,9 @@ def test_plain_2_4_reads_row_major_x_where_rows_allow():
     assert not K.reads_rows(x[:, :1024], None, 8) and not K.reads_rows(x[:, :1024], None, 4 | 1 << 16)
     assert not K.reads_rows(x[:, :1020], None, 4)  # K % 8
     assert not K.reads_rows(x.view(-1)[:299 * 1036].view(299, 1036)[:, :1032], None, 4)  # pitch 1036
+    # a thread's copies step over rows by 32-bit offsets (v354): rows 2^26 elements apart are transposed instead
+    near, far = (torch.empty(2, n, dtype=torch.bfloat16, device="meta")[:, :1024] for n in ((1 << 26) - 8, 1 << 26))
+    assert K.reads_rows(near, None, 4) and not K.reads_rows(far, None, 4)
     assert not K.reads_rows(x.view(-1)[1:1 + 1024 * 64].view(64, 1024), None, 4)  # 2-byte aligned start
     assert not K.reads_rows(x[:, :1024].t().contiguous().t(), None, 4) and not K.reads_rows(x.t(), None, 4)
     assert K.TILE_TABLE[False][(128, "prefill")].name(torch.bfloat16, False, False, True).endswith(", true>")

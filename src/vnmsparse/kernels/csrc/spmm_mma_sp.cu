@@ -368,7 +368,8 @@ struct ACopies {
 // 762 -> 650 us, the transpose's ~49 and a kernel that reads X's rows faster than X^T's).
 template <typename T, int BM, int BN, int WM, int WN, int STAGES, bool HAS_COLS, bool SPLIT, bool XROW = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
-                                  planned_ctas((BM / WM) * (BN / WN) * 32, SmemPlan<BM, BN, STAGES>::BYTES, WM * WN / 32))
+                                  planned_ctas((BM / WM) * (BN / WN) * 32, SmemPlan<BM, BN, STAGES>::BYTES,
+                                               WM * WN / 32))
     spmm_mma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                 const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                 float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
@@ -615,8 +616,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
     const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp + kr0 / 4 : nullptr;
     const u32 col_byte = 0x4440u | (kr0 & 3);  // __byte_perm selector: that byte, zero-extended
     // As spmm_mma_sp's copies (v349): the source is one multiply-add onto a per-thread pointer made opaque, a
-    // zero-filled copy's offset 0 (inside X); the destination by BDest. v350: the producer's loop was 276 instructions a stage (~18 a copy), its warp sharing a
-    // scheduler with a consumer warp's 178 against 512 cycles of mma.sp.
+    // zero-filled copy's offset 0 (inside X); the destination by BDest. v350: the producer's loop was 276
+    // instructions a stage (~18 a copy), its warp sharing a scheduler with a consumer warp's 178 against 512 cycles
+    // of mma.sp.
     const char* xcol = reinterpret_cast<const char*>(xt + (tok_ok ? tok0 + c * 8 : 0));
     asm("" : "+l"(xcol));
     const u32 ldx_bytes = static_cast<u32>(ldx) * sizeof(T);
