@@ -46,6 +46,7 @@ for spec in sys.argv[5:]:
     if "=" in spec:
         name, value = spec.split("=", 1)
         K.DEFINES[name] = int(value)
+        vw = vs.pack(w, cfg)  # (layouts built afresh: a knob may change them, as VNM_CODES_PAIRED does)
         print(f"  {spec}")
         continue
     tile = K.TileConfig(*(int(a) for a in spec.removesuffix("/x").split(",")))

@@ -202,6 +202,29 @@ def test_blocked_layouts_as_the_kernels_read_them(v, m, r, k):
                 launch(x, *layout, None, r, k, v, m)
 
 
+def test_paired_codes_as_the_knob_reads_them(monkeypatch):
+    """v359's knob (DEFINES VNM_CODES_PAIRED): layouts built with it hold each 16-row tile's codes as its lanes read
+    them, lane (gid, tig) 8 bytes at gid * 16 + (tig & 1) * 8: the words load_codes otherwise permutes out of rows gid
+    and gid + 8; they decode back to the same weight."""
+    cfg = vs.VNMConfig(128, 2, 8)
+    r, k = 200, 1000
+    vw = vs.pack(random_vnm(r, k, cfg, torch.bfloat16, "cpu", torch.Generator().manual_seed(5)), cfg)
+    plain = {name: build(vw) for name, build in ((K.LAYOUT, K.build_layout), (K.LAYOUT_BULK, K.build_bulk_layout))}
+    monkeypatch.setitem(K.DEFINES, "VNM_CODES_PAIRED", 1)
+    for name, build in ((K.LAYOUT, K.build_layout), (K.LAYOUT_BULK, K.build_bulk_layout)):
+        values, meta, cols = build(vw)
+        assert torch.equal(values, plain[name][0])
+        rows = plain[name][1].reshape(-1, 16, K.KS // 2).view(torch.int32)  # [tiles, 16 rows, 2 words]
+        paired = meta.reshape(-1, 8, 2, 2, 4).view(torch.int32).squeeze(-1)  # [tiles, gid, h, s]
+        for gid in range(8):
+            lo, hi = rows[:, gid].long() & 0xFFFFFFFF, rows[:, gid + 8].long() & 0xFFFFFFFF
+            for h in range(2):  # __byte_perm(lo, hi, 0x5410 / 0x7632)
+                want = (lo >> 16 * h & 0xFFFF) | (hi >> 16 * h & 0xFFFF) << 16
+                assert torch.equal(paired[:, gid, h].long() & 0xFFFFFFFF, want)
+        parts = ops.LAYOUT_DECODERS[name](values, meta, cols, (r, k), cfg)
+        assert torch.equal(vs.format.unpack_parts(*parts, (r, k), cfg), vs.unpack(vw))
+
+
 def union_weight_as_read(values, meta, cols, r, k, v, m):
     """The dense weight that the kernels read from a union layout: virtual group g's 4 columns are
     offsets (the bytes of cols[row // 64, g]) into M window g >> shift, as the .cu's gshift computes."""

@@ -304,6 +304,23 @@ def read_rows(cols: torch.Tensor | None) -> torch.Tensor | None:
 BLOCK_ROWS = 16
 
 
+def pair_codes(meta_t: torch.Tensor, inverse: bool = False) -> torch.Tensor:
+    """The codes of a blocked layout [.., bm, KS / 2] (bm a multiple of 16) as the knob VNM_CODES_PAIRED's kernels read
+    them: each 16-row tile's 128 bytes as [gid 8][tig & 1][k-step 2] words, word (gid, h, s) holding bytes 4 s + 2 h
+    and 4 s + 2 h + 1 of rows gid and gid + 8 (the __byte_perm load_codes does otherwise); ``inverse`` undoes it."""
+    i = torch.arange(128, device=meta_t.device)
+    gid, h, s, e = i // 16, i // 8 % 2, i // 4 % 2, i % 4
+    src = (gid + 8 * (e // 2)) * 8 + 4 * s + 2 * h + e % 2
+    perm = torch.empty_like(src).scatter_(0, src, i) if inverse else src
+    shape = meta_t.shape
+    return meta_t.reshape(*shape[:-2], shape[-2] // 16, 128)[..., perm].reshape(shape)
+
+
+def codes_paired() -> bool:
+    """Whether the v359 knob is on (DEFINES): layouts built then carry paired codes."""
+    return bool(DEFINES.get("VNM_CODES_PAIRED"))
+
+
 def blocked(values: torch.Tensor, meta: torch.Tensor, bm: int) -> tuple:
     """(values_t [RB, steps, bm, 2 KS], meta_t [RB, steps, bm, KS / 2]): row-major operands (build_rows') in blocks
     of bm rows (padded with zero values and padding codes), each (block, stage) tile contiguous, A's 16-byte chunks
@@ -314,7 +331,8 @@ def blocked(values: torch.Tensor, meta: torch.Tensor, bm: int) -> tuple:
     values = torch.gather(values, 3, _swizzle(bm, values.device).view(1, bm, 1, 4, 1).expand_as(values))
     values_t = values.permute(0, 2, 1, 3, 4).contiguous().view(tiles, steps, bm, 2 * KS)
     meta = _padded(meta, 0, tiles * bm, _PAD_CODE_BYTE).view(tiles, bm, steps, KS // 2)
-    return values_t, meta.permute(0, 2, 1, 3).contiguous()
+    meta_t = meta.permute(0, 2, 1, 3).contiguous()
+    return values_t, pair_codes(meta_t) if codes_paired() else meta_t
 
 
 def _swizzle(bm: int, device) -> torch.Tensor:
@@ -328,6 +346,7 @@ def rows_of(values_t: torch.Tensor, meta_t: torch.Tensor, r: int) -> tuple:
     v = values_t.view(tiles, steps, bm, 4, 8).permute(0, 2, 1, 3, 4)
     v = torch.gather(v, 3, _swizzle(bm, v.device).view(1, bm, 1, 4, 1).expand_as(v))
     values = v.reshape(tiles * bm, steps * KS, 2)[:r]
+    meta_t = pair_codes(meta_t, inverse=True) if codes_paired() else meta_t
     return values, meta_t.permute(0, 2, 1, 3).reshape(tiles * bm, steps * KS // 2)[:r]
 
 

@@ -24,6 +24,13 @@ constexpr int KS = 16;         // groups per pipeline stage
 constexpr int KROWS = 4 * KS;  // gathered X^T rows (logical k) per stage: 2 mma k-steps of 32
 constexpr int BLOCK_ROWS = 16;  // rows of a block of the sm80 layout (spmm_mma_sp.BLOCK_ROWS): the smallest row tile
 
+// Experiment knob (v359, off until measured; spmm_mma_sp.DEFINES, which also pairs the layouts' codes): each thread's
+// metadata words stored as it reads them, one 8-byte load an m-tile and no byte permutes (SASS, 128 x 128 tile: 8
+// LDS.64 + 8 PRMT a stage of 246 instructions).
+#ifndef VNM_CODES_PAIRED
+#define VNM_CODES_PAIRED 0
+#endif
+
 template <typename T> struct MmaSp;
 #define VNM_MMA_SP(CTYPE, PTXTYPE)                                                                      \
   template <> struct MmaSp<CTYPE> {                                                                     \
@@ -108,6 +115,14 @@ struct StepFrags {
       if (s == 0) {
 #pragma unroll
         for (int mi = 0; mi < MT; ++mi) {
+#if VNM_CODES_PAIRED
+          // the layout stores them permuted (spmm_mma_sp.pair_codes): a 16-row tile's 128 bytes as [gid][tig & 1][s]
+          const uint2 w = *reinterpret_cast<const uint2*>(me + (wm * WM + mi * 16) * (KS / 2) + (lane >> 2) * 16 +
+                                                          (lane & 1) * 8);
+          ew[mi][0] = w.x;
+          ew[mi][1] = w.y;
+          continue;
+#endif
           const int rr = wm * WM + mi * 16 + (lane >> 2);
           const uint2 lo = *reinterpret_cast<const uint2*>(me + rr * (KS / 2));
           const uint2 hi = *reinterpret_cast<const uint2*>(me + (rr + 8) * (KS / 2));
