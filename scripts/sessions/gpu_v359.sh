@@ -4,6 +4,9 @@
 # a stage, off -> on: 128 x 128 gathered 246 -> 232, 64 x 128 191 -> 185, decode 64 x 64 138 -> 135; no spills.
 # (1) the kernel file's GPU tests with the knob on (the layouts built with it), (2) sweep off / on in one process per
 # shape (tile_sweep re-packs the weight after a knob), twice. Predicted 128 x 128 128:2:8 -3..-5%, 64:2:8 -1..-3%.
+# v360 (knob VNM_MMA_UNROLL_STAGES, off by default) in the same sweep: the main loop unrolled by STAGES, its buffers'
+# offsets immediates; 64 x 128 191 -> 173 instructions a stage (166 with v359), 128 x 128 246 -> 227 (212) but with
+# 8-48 bytes of spills on the 128-row tiles. Predicted 64:2:8 -5..-8%, 128 x 128 even or worse (the spill).
 # Then, with the time left, issue 3's grid (gpu_v356.sh's) on the default code.
 #   OUT=$OUT bash scripts/sessions/gpu_v359.sh
 source "$(dirname "$0")/../gpu_lib.sh"
@@ -17,7 +20,9 @@ sys.exit(pytest.main(['-q', '-m', 'gpu', '-p', 'no:cacheprovider', 'tests/test_s
                       'every_tile or row_major_x_on_every or test_patterns or split_k or warp_specialised']))
 " > "$OUT/tests_paired_${CARD}_v359.txt" 2>&1
 tail -2 "$OUT/tests_paired_${CARD}_v359.txt"; echo "tests ${SECONDS}s"
-sweep() { timeout 60 python scripts/tile_sweep.py "$@" VNM_CODES_PAIRED=1 "${@:5}" 2>&1 | grep -v Warn; }
+sweep() {  # plain, paired codes, paired + unrolled (v360), unrolled
+  timeout 80 python scripts/tile_sweep.py "$@" VNM_CODES_PAIRED=1 "${@:5}" VNM_MMA_UNROLL_STAGES=1 "${@:5}" \
+    VNM_CODES_PAIRED=0 "${@:5}" 2>&1 | grep -v Warn; }
 { for i in 1 2; do
   sweep 4096 4096 8192 128:2:8 128,128,64,64,3
   sweep 4096 4096 8192 128:2:16 128,128,64,64,3

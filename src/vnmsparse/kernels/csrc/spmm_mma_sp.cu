@@ -30,6 +30,12 @@ constexpr int BLOCK_ROWS = 16;  // rows of a block of the sm80 layout (spmm_mma_
 #ifndef VNM_CODES_PAIRED
 #define VNM_CODES_PAIRED 0
 #endif
+// Experiment knob (v360, off until measured): the classic kernel's main loop unrolled by its STAGES, so that each
+// step's buffers are compile-time (SASS, 128 x 128 tile: the stage's ldmatrix bases, 8 + 2 IMAD, and the two
+// (step - kbeg) % STAGES, 6 instructions, a stage of 246).
+#ifndef VNM_MMA_UNROLL_STAGES
+#define VNM_MMA_UNROLL_STAGES 0
+#endif
 
 template <typename T> struct MmaSp;
 #define VNM_MMA_SP(CTYPE, PTXTYPE)                                                                      \
@@ -536,17 +542,22 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
     }
     cp_async_commit();
   }
-  for (int step = kbeg; step < kend; ++step) {
+  auto step_body = [&](int step, int math_buf) {
     cp_async_wait<STAGES - 2>();
     __syncthreads();  // stage `step` visible to all; everyone is done reading stage step-1
     const int next = step + STAGES - 1;
     if (next < kend) {
-      load_stage((next - kbeg) % STAGES, next);
+      load_stage(VNM_MMA_UNROLL_STAGES ? (math_buf + STAGES - 1) % STAGES : (next - kbeg) % STAGES, next);
       fetch_columns(next + 1);
     }
     cp_async_commit();
-    math.run(acc, (step - kbeg) % STAGES, sM, wm, lane);
-  }
+    math.run(acc, math_buf, sM, wm, lane);
+  };
+#if VNM_MMA_UNROLL_STAGES  // (knob v360: STAGES steps unrolled, each one's buffers compile-time: offsets immediates)
+  for_unrolled<STAGES>(kend - kbeg, [&](int it, int q) { step_body(kbeg + it, q); });
+#else
+  for (int step = kbeg; step < kend; ++step) step_body(step, (step - kbeg) % STAGES);
+#endif
   cp_async_wait<0>();
   __syncthreads();
 
