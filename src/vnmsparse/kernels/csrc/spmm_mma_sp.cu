@@ -127,14 +127,14 @@ struct StepFrags {
                                                           (lane & 1) * 8);
           ew[mi][0] = w.x;
           ew[mi][1] = w.y;
-          continue;
-#endif
+#else
           const int rr = wm * WM + mi * 16 + (lane >> 2);
           const uint2 lo = *reinterpret_cast<const uint2*>(me + rr * (KS / 2));
           const uint2 hi = *reinterpret_cast<const uint2*>(me + (rr + 8) * (KS / 2));
           const u32 sel = (lane & 1) ? 0x7632u : 0x5410u;
           ew[mi][0] = __byte_perm(lo.x, hi.x, sel);
           ew[mi][1] = __byte_perm(lo.y, hi.y, sel);
+#endif
         }
       }
 #pragma unroll
