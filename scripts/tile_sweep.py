@@ -2,7 +2,8 @@
 
 python scripts/tile_sweep.py R K T PATTERN "bm,bn,wm,wn,stages" ... [NAME=INT "bm,bn,wm,wn,stages" ...]
 NAME=INT sets a compile-time define of the kernel (spmm_mma_sp.DEFINES) for the tiles after it. A tile ending in "/x"
-takes X row-major (plain 2:4: the kernel reads X's rows, nothing transposed).
+takes X row-major (plain 2:4: the kernel reads X's rows, nothing transposed); one ending in ",pN" is the
+warp-specialised kernel's with N producer warps.
 """
 import sys
 
@@ -49,7 +50,9 @@ for spec in sys.argv[5:]:
         vw = vs.pack(w, cfg)  # (layouts built afresh: a knob may change them, as VNM_CODES_PAIRED does)
         print(f"  {spec}")
         continue
-    tile = K.TileConfig(*(int(a) for a in spec.removesuffix("/x").split(",")))
+    dims = spec.removesuffix("/x").split(",")
+    producers = int(dims.pop()[1:]) if dims[-1].startswith("p") else 0
+    tile = K.TileConfig(*(int(a) for a in dims), producers=producers)
     xin = x if spec.endswith("/x") else xt
     fn = lambda: K.spmm_sm80(xin, *K.layout_of(vw), None, r, k, cfg.v, cfg.m, tile=tile)
     y = fn()

@@ -5,6 +5,7 @@ time). GPU (marked, skipped without CUDA): correctness over T, ragged R/K, every
 every tile, split-K, feature-major input, CUDA graphs, torch.compile, opcheck, bad inputs.
 """
 
+import dataclasses
 import itertools
 
 import pytest
@@ -164,7 +165,7 @@ def test_blocked_layouts_as_the_kernels_read_them(v, m, r, k):
     """The sm80 layout (blocks of BLOCK_ROWS) and the sm90 one (blocks of the row tile of V), read as the kernels'
     copies read them (load_a_codes: a stage of a row tile is its blocks' contiguous tiles, chunk i of A landing at
     shared-memory chunk i, row i / 4 reading logical chunk c at position swizzle<4>(row, c); the codes' 8 bytes a
-    row in row order), are the row-major operands, padded rows zero with padding codes; they decode back to the
+    row, 16-row tiles paired as lanes read them: test_paired_codes_as_lanes_read_them), are the row-major operands, padded rows zero with padding codes; they decode back to the
     canonical parts by the decoders registered for them."""
     cfg = vs.VNMConfig(v, 2, m)
     vw = vs.pack(random_vnm(r, k, cfg, torch.bfloat16, "cpu", torch.Generator().manual_seed(r + k)), cfg)
@@ -183,7 +184,8 @@ def test_blocked_layouts_as_the_kernels_read_them(v, m, r, k):
             tile_rows = min(128, rb * block - row0) if block == K.BLOCK_ROWS else block
             for s in range(steps):
                 a = values[row0 // block:(row0 + tile_rows) // block, s].reshape(tile_rows, 4, 8)  # smem chunks
-                codes = meta[row0 // block:(row0 + tile_rows) // block, s].reshape(tile_rows, K.KS // 2)
+                codes = K.pair_codes(meta[row0 // block:(row0 + tile_rows) // block, s], inverse=True)
+                codes = codes.reshape(tile_rows, K.KS // 2)
                 for c in range(4):
                     pos = c ^ ((torch.arange(tile_rows) // 2) & 3)
                     want = padded_rows[row0:row0 + tile_rows, s * 2 * K.KS + 8 * c:s * 2 * K.KS + 8 * c + 8]
@@ -202,19 +204,19 @@ def test_blocked_layouts_as_the_kernels_read_them(v, m, r, k):
                 launch(x, *layout, None, r, k, v, m)
 
 
-def test_paired_codes_as_the_knob_reads_them(monkeypatch):
-    """v359's knob (DEFINES VNM_CODES_PAIRED): layouts built with it hold each 16-row tile's codes as its lanes read
-    them, lane (gid, tig) 8 bytes at gid * 16 + (tig & 1) * 8: the words load_codes otherwise permutes out of rows gid
-    and gid + 8; they decode back to the same weight."""
+def test_paired_codes_as_lanes_read_them():
+    """v359: the blocked layouts hold each 16-row tile's codes as its lanes read them, lane (gid, tig) 8 bytes at
+    gid * 16 + (tig & 1) * 8: the mma.sp metadata words of rows gid and gid + 8 (a byte permute of the rows' codes,
+    as the kernels did before); they decode back to the same weight."""
     cfg = vs.VNMConfig(128, 2, 8)
     r, k = 200, 1000
     vw = vs.pack(random_vnm(r, k, cfg, torch.bfloat16, "cpu", torch.Generator().manual_seed(5)), cfg)
-    plain = {name: build(vw) for name, build in ((K.LAYOUT, K.build_layout), (K.LAYOUT_BULK, K.build_bulk_layout))}
-    monkeypatch.setitem(K.DEFINES, "VNM_CODES_PAIRED", 1)
     for name, build in ((K.LAYOUT, K.build_layout), (K.LAYOUT_BULK, K.build_bulk_layout)):
         values, meta, cols = build(vw)
-        assert torch.equal(values, plain[name][0])
-        rows = plain[name][1].reshape(-1, 16, K.KS // 2).view(torch.int32)  # [tiles, 16 rows, 2 words]
+        plain = K.pair_codes(meta, inverse=True)  # the rows' codes, [.., 16 rows, KS / 2] a tile
+        if name == K.LAYOUT:
+            assert torch.equal(K.rows_of(values, meta, r)[1], K.build_rows(vw)[1])
+        rows = plain.reshape(-1, 16, K.KS // 2).view(torch.int32)  # [tiles, 16 rows, 2 words]
         paired = meta.reshape(-1, 8, 2, 2, 4).view(torch.int32).squeeze(-1)  # [tiles, gid, h, s]
         for gid in range(8):
             lo, hi = rows[:, gid].long() & 0xFFFFFFFF, rows[:, gid + 8].long() & 0xFFFFFFFF
@@ -407,11 +409,18 @@ def test_every_tile(tile):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("two_ctas", [False, True])
 @pytest.mark.parametrize("v,m", [(64, 4), (128, 4), (64, 8), (128, 8), (64, 16), (128, 32), (128, 5), (64, 100)])
-def test_warp_specialised_tiles(v, m):
+def test_warp_specialised_tiles(v, m, two_ctas):
     """The warp-specialised prefill kernel (opt-in path mma_sp_ws): ragged R and K, T not a
-    multiple of the token tile, both dtypes, bias, and a K long enough to cycle the ring."""
+    multiple of the token tile, both dtypes, bias, and a K long enough to cycle the ring; `two_ctas`: its ring
+    shortened to fit two CTAs an SM (v363: the producer warpgroup's registers to the consumers, sm_90a)."""
     tile = K.ws_tile(v, m)
+    if two_ctas:
+        if torch.cuda.get_device_capability() != (9, 0):
+            pytest.skip("two CTAs an SM need setmaxnreg (sm_90a)")
+        tile = dataclasses.replace(tile, stages=4 if tile.bm == 128 else 3)
+        assert tile.ctas_per_sm == 2
     if tile.smem_bytes > torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
         pytest.skip(f"{tile} needs {tile.smem_bytes} bytes of shared memory")
     gen = torch.Generator().manual_seed(v * 100 + m)

@@ -67,8 +67,11 @@ class TileConfig:
         """Resident CTAs an SM holds on sm_90 (228 KB of shared memory, 1 KB reserved per CTA; 64K
         registers, a thread needing ~96 besides its wm x wn / 32 accumulators: the compiler report
         gives 124-128 for 32 x 32 warp tiles, 164-168 for 64 x 32 and 32 x 64)."""
+        by_smem = SMEM_PER_SM // (self.smem_bytes + 1024)
+        if self.producers:  # the .cu's ws_planned_ctas: at most 2, whatever shared memory holds
+            return max(1, min(2, by_smem))
         regs = 96 + self.wm * self.wn // 32
-        return max(1, min(SMEM_PER_SM // (self.smem_bytes + 1024), 65536 // (self.threads * regs)))
+        return max(1, min(by_smem, 65536 // (self.threads * regs)))
 
     def __str__(self) -> str:
         kind = "bulk" if self.bulk else f"ws{self.producers}p" if self.producers else "sm80"
@@ -305,20 +308,15 @@ BLOCK_ROWS = 16
 
 
 def pair_codes(meta_t: torch.Tensor, inverse: bool = False) -> torch.Tensor:
-    """The codes of a blocked layout [.., bm, KS / 2] (bm a multiple of 16) as the knob VNM_CODES_PAIRED's kernels read
-    them: each 16-row tile's 128 bytes as [gid 8][tig & 1][k-step 2] words, word (gid, h, s) holding bytes 4 s + 2 h
-    and 4 s + 2 h + 1 of rows gid and gid + 8 (the __byte_perm load_codes does otherwise); ``inverse`` undoes it."""
+    """The codes of a blocked layout [.., bm, KS / 2] (bm a multiple of 16) as the kernels' load_codes reads them
+    (v359): each 16-row tile's 128 bytes as [gid 8][tig & 1][k-step 2] words, word (gid, h, s) holding bytes 4 s + 2 h
+    and 4 s + 2 h + 1 of rows gid and gid + 8, one 8-byte load a lane; ``inverse`` undoes it."""
     i = torch.arange(128, device=meta_t.device)
     gid, h, s, e = i // 16, i // 8 % 2, i // 4 % 2, i % 4
     src = (gid + 8 * (e // 2)) * 8 + 4 * s + 2 * h + e % 2
     perm = torch.empty_like(src).scatter_(0, src, i) if inverse else src
     shape = meta_t.shape
     return meta_t.reshape(*shape[:-2], shape[-2] // 16, 128)[..., perm].reshape(shape)
-
-
-def codes_paired() -> bool:
-    """Whether the v359 knob is on (DEFINES): layouts built then carry paired codes."""
-    return bool(DEFINES.get("VNM_CODES_PAIRED"))
 
 
 def blocked(values: torch.Tensor, meta: torch.Tensor, bm: int) -> tuple:
@@ -332,7 +330,7 @@ def blocked(values: torch.Tensor, meta: torch.Tensor, bm: int) -> tuple:
     values_t = values.permute(0, 2, 1, 3, 4).contiguous().view(tiles, steps, bm, 2 * KS)
     meta = _padded(meta, 0, tiles * bm, _PAD_CODE_BYTE).view(tiles, bm, steps, KS // 2)
     meta_t = meta.permute(0, 2, 1, 3).contiguous()
-    return values_t, pair_codes(meta_t) if codes_paired() else meta_t
+    return values_t, pair_codes(meta_t)
 
 
 def _swizzle(bm: int, device) -> torch.Tensor:
@@ -346,7 +344,7 @@ def rows_of(values_t: torch.Tensor, meta_t: torch.Tensor, r: int) -> tuple:
     v = values_t.view(tiles, steps, bm, 4, 8).permute(0, 2, 1, 3, 4)
     v = torch.gather(v, 3, _swizzle(bm, v.device).view(1, bm, 1, 4, 1).expand_as(v))
     values = v.reshape(tiles * bm, steps * KS, 2)[:r]
-    meta_t = pair_codes(meta_t, inverse=True) if codes_paired() else meta_t
+    meta_t = pair_codes(meta_t, inverse=True)
     return values, meta_t.permute(0, 2, 1, 3).reshape(tiles * bm, steps * KS // 2)[:r]
 
 

@@ -121,6 +121,26 @@ struct alignas(64) TensorMap {
   unsigned long long opaque[16];
 };
 
+// Warpgroup register reallocation, sm_90a only (VNM_HAS_SETMAXNREG): every warp of the warpgroup executes it; the
+// kernel must have a register cap at entry, __launch_bounds__(threads, min_blocks).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define VNM_HAS_SETMAXNREG 1
+template <int REGS> __device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+template <int REGS> __device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+#else
+#define VNM_HAS_SETMAXNREG 0
+#endif
+
+// A callable that does nothing (a default hook).
+struct NoOp {
+  template <typename... A>
+  __device__ __forceinline__ void operator()(A&&...) const {}
+};
+
 // body(it, q) for it = 0 .. n - 1, the loop unrolled U times so that q = it % U is a constant in
 // each copy: a producer's per-stage register slots (wq[q]) are then read and reloaded in place,
 // never shifted through a register move, which would wait for a load still in flight (NOTES v17).

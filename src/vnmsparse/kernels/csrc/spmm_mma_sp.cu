@@ -13,7 +13,8 @@
 //                       a [BLOCK_ROWS, 2 * KS] tile of the dense [R, 2 * Gp] matrix, its 4 16-byte chunks a row
 //                       stored swizzled as mma_stage_frags reads them (swizzle<4>): one contiguous 1 KB copy
 //   meta    [R / BLOCK_ROWS, Gp / KS, BLOCK_ROWS, KS / 2]  the canonical 4-bit codes p0 | p1 << 2, two groups
-//                       a byte: 16 bits of a row are exactly the mma.sp metadata of that row for 4 groups (16 k)
+//                       a byte: 16 bits of a row are exactly the mma.sp metadata of that row for 4 groups (16 k);
+//                       each 16-row tile's 128 bytes paired as its lanes read them (spmm_mma_sp.pair_codes)
 //   cols    [RB, Gp]    the canonical 4 uint8 column offsets of a block's group as one u32
 // Padding groups and rows have zero values, code (0, 1) and columns 0..3 (they land past K: zero-filled).
 #include "common.cuh"
@@ -24,17 +25,15 @@ constexpr int KS = 16;         // groups per pipeline stage
 constexpr int KROWS = 4 * KS;  // gathered X^T rows (logical k) per stage: 2 mma k-steps of 32
 constexpr int BLOCK_ROWS = 16;  // rows of a block of the sm80 layout (spmm_mma_sp.BLOCK_ROWS): the smallest row tile
 
-// Experiment knob (v359, off until measured; spmm_mma_sp.DEFINES, which also pairs the layouts' codes): each thread's
-// metadata words stored as it reads them, one 8-byte load an m-tile and no byte permutes (SASS, 128 x 128 tile: 8
-// LDS.64 + 8 PRMT a stage of 246 instructions).
-#ifndef VNM_CODES_PAIRED
-#define VNM_CODES_PAIRED 0
-#endif
-// Experiment knob (v360, off until measured): the classic kernel's main loop unrolled by its STAGES, so that each
-// step's buffers are compile-time (SASS, 128 x 128 tile: the stage's ldmatrix bases, 8 + 2 IMAD, and the two
-// (step - kbeg) % STAGES, 6 instructions, a stage of 246).
-#ifndef VNM_MMA_UNROLL_STAGES
-#define VNM_MMA_UNROLL_STAGES 0
+// Experiment knob (v362, off until measured): a stage's B copies issued between the n-tiles of its mma.sp instead of
+// ahead of them, the last STAGES - 1 steps (nothing to load) in a loop of their own. An HMMA.SP carries a stall of 8
+// cycles before the warp's next HMMA (its control bits), so a warp that issues only mma.sp uses 1 cycle in 8; ncu
+// (v353, 128 x 128): the tensor pipe half busy, 'stall wait' half of a warp's cycles. Ahead of the math a warp's ~110
+// copy instructions a stage keep it off the tensor pipe; in the gaps between its mma.sp they would cost no tensor
+// cycle. ptxas schedules the mma.sp last (nothing depends on them) unless a copy depends on one: each copy reads an
+// accumulator of the n-tile before as a zero (SASS, 128 x 128: the copies among the first k-step's mma.sp).
+#ifndef VNM_MMA_INTERLEAVE
+#define VNM_MMA_INTERLEAVE 0
 #endif
 
 template <typename T> struct MmaSp;
@@ -116,25 +115,18 @@ struct StepFrags {
   __device__ __forceinline__ void load_codes(int s, const u8* me, int wm, int lane) {
     // Metadata of both k-steps at once: a row's 8 bytes per stage are its codes for 16 groups. Lane
     // tig 0 needs the low 16 bits of each k-step's word for rows gid (low half) and gid + 8 (high
-    // half), lane tig 1 the high 16 bits: one byte permute per k-step. (IMAGE: the words as stored.)
+    // half), lane tig 1 the high 16 bits: the layout stores them so (v359: one 8-byte load an m-tile, where a byte
+    // permute per k-step from the rows' words cost 8 LDS.64 + 8 PRMT a stage at 128 x 128; H100, 4096^2 x 8192:
+    // 128:2:16 -3%, 128:2:8 and 64:2:8 within noise). (IMAGE: the words as stored.)
     if constexpr (!IMAGE) {
       if (s == 0) {
 #pragma unroll
         for (int mi = 0; mi < MT; ++mi) {
-#if VNM_CODES_PAIRED
-          // the layout stores them permuted (spmm_mma_sp.pair_codes): a 16-row tile's 128 bytes as [gid][tig & 1][s]
+          // the layout stores them paired (spmm_mma_sp.pair_codes): a 16-row tile's 128 bytes as [gid][tig & 1][s]
           const uint2 w = *reinterpret_cast<const uint2*>(me + (wm * WM + mi * 16) * (KS / 2) + (lane >> 2) * 16 +
                                                           (lane & 1) * 8);
           ew[mi][0] = w.x;
           ew[mi][1] = w.y;
-#else
-          const int rr = wm * WM + mi * 16 + (lane >> 2);
-          const uint2 lo = *reinterpret_cast<const uint2*>(me + rr * (KS / 2));
-          const uint2 hi = *reinterpret_cast<const uint2*>(me + (rr + 8) * (KS / 2));
-          const u32 sel = (lane & 1) ? 0x7632u : 0x5410u;
-          ew[mi][0] = __byte_perm(lo.x, hi.x, sel);
-          ew[mi][1] = __byte_perm(lo.y, hi.y, sel);
-#endif
         }
       }
 #pragma unroll
@@ -143,14 +135,16 @@ struct StepFrags {
   }
 
   // The mma.sp of k-step s, each n-tile's B fragment from load_b(s, ni, bf) just before its use.
-  template <typename LoadB>
-  __device__ __forceinline__ void run(float (&acc)[MT][NTILES][4], int s, LoadB load_b) const {
+  // `after(s, ni)` runs after n-tile ni's mma.sp (work to interleave with them).
+  template <typename LoadB, typename After = NoOp>
+  __device__ __forceinline__ void run(float (&acc)[MT][NTILES][4], int s, LoadB load_b, After after = {}) const {
 #pragma unroll
     for (int ni = 0; ni < NTILES; ++ni) {
       u32 bf[4];
       load_b(s, ni, bf);
 #pragma unroll
       for (int mi = 0; mi < MT; ++mi) MmaSp<T>::run(acc[mi][ni], af[mi], bf, ef[mi]);
+      after(s, ni);
     }
   }
 };
@@ -226,14 +220,16 @@ struct StageMath {
     for (int x = 0; x < SB::AT; ++x) b_at[x] = smem_addr(sB) + SB::at(x, wn, lane);
   }
 
-  __device__ __forceinline__ void run(float (&acc)[WM / 16][WN / 8][4], int buf, const u8* sM, int wm, int lane) const {
+  template <typename After = NoOp>
+  __device__ __forceinline__ void run(float (&acc)[WM / 16][WN / 8][4], int buf, const u8* sM, int wm, int lane,
+                                      After after = {}) const {
     StepFrags<T, WM, WN> f;
 #pragma unroll
     for (int s = 0; s < 2; ++s) {
       f.load_a_at(s, a_at[s] + buf * (Plan::A * sizeof(T)), sM + buf * Plan::M, wm, lane);
       f.run(acc, s, [&](int ks, int ni, u32 (&bf)[4]) {
         SB::load(bf, b_at[SB::x(ks, ni)] + buf * (Plan::B * sizeof(T)) + SB::imm(ks, ni));
-      });
+      }, after);
     }
   }
 };
@@ -312,6 +308,7 @@ struct BDest {
   static_assert(STEP % 8 == 0 || 8 % STEP == 0, "copies whole periods of the swizzle apart");
   u32 d[DPER];
 
+  BDest() = default;
   __device__ __forceinline__ BDest(const void* tile, int r0, int c) {
 #pragma unroll
     for (int p = 0; p < DPER; ++p) {
@@ -474,8 +471,20 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
   const BDest<T, XROW ? KROWS : BN, B_CPR, KR_STEP> b_dest(sB, kr0, bc);
 
   const ACopies<T, BM, NT> a_copies(values, meta, row0, R, total_steps, tid);
-  auto load_stage = [&](int buf, int step) {
+  // B copy j of a stage (X^T rows, gathered or not); `dep` (0) ties it to an instruction it must follow
+  auto load_b_copy = [&](int j, int buf, int step, u32 dep = 0) {
+    if (!(B_TASKS % NT == 0 || tid + j * NT < B_TASKS)) return;
+    const u32 word = SHUFFLED ? __shfl_sync(0xffffffffu, colw[0], j) : colw[j % WORDS];
+    const int g = step * KS + kr0 / 4 + j * (KR_STEP / 4);  // (not (kr0 + j KR_STEP) / 4: ptxas kept each j's k-row)
+    const u32 byte = HAS_COLS ? __byte_perm(word, 0, col_byte) : kr0 & 3;
+    const u32 k = (UNION ? g >> gshift : g) * m + byte + dep;
+    const bool ok = tok_ok && k < static_cast<u32>(K);
+    cp_async16(b_dest.at(j, buf * (Plan::B * sizeof(T))), xcol + mul_wide(ok ? k : 0, ldx_bytes), ok);
+  };
+  constexpr bool INTERLEAVE = VNM_MMA_INTERLEAVE && !XROW;
+  auto load_stage = [&](int buf, int step, bool with_b = true) {
     a_copies.load(sA + buf * Plan::A, sM + buf * Plan::M, step, tid);
+    if (!with_b) return;
     const int g0 = step * KS;
     const u32 stage = buf * (Plan::B * sizeof(T));
     if constexpr (XROW) {
@@ -499,15 +508,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
       return;
     }
 #pragma unroll
-    for (int j = 0; j < B_ITERS; ++j) {
-      if (!(B_TASKS % NT == 0 || tid + j * NT < B_TASKS)) continue;
-      const u32 word = SHUFFLED ? __shfl_sync(0xffffffffu, colw[0], j) : colw[j % WORDS];
-      const int g = g0 + kr0 / 4 + j * (KR_STEP / 4);  // (not (kr0 + j KR_STEP) / 4: ptxas kept each j's k-row)
-      const u32 byte = HAS_COLS ? __byte_perm(word, 0, col_byte) : kr0 & 3;
-      const u32 k = (UNION ? g >> gshift : g) * m + byte;
-      const bool ok = tok_ok && k < static_cast<u32>(K);
-      cp_async16(b_dest.at(j, stage), xcol + mul_wide(ok ? k : 0, ldx_bytes), ok);
-    }
+    for (int j = 0; j < B_ITERS; ++j) load_b_copy(j, buf, step);
   };
 
   // Launched with PDL (sm_90), the CTA may start while X's transpose still runs: until the wait it
@@ -542,22 +543,45 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
     }
     cp_async_commit();
   }
-  auto step_body = [&](int step, int math_buf) {
+  const u32 opaque_zero = static_cast<u32>(ntok) >> 31;  // (ntok >= 0; ptxas cannot know it)
+  auto step_body = [&](int step, int math_buf, bool loads = true) {
     cp_async_wait<STAGES - 2>();
     __syncthreads();  // stage `step` visible to all; everyone is done reading stage step-1
     const int next = step + STAGES - 1;
-    if (next < kend) {
-      load_stage(VNM_MMA_UNROLL_STAGES ? (math_buf + STAGES - 1) % STAGES : (next - kbeg) % STAGES, next);
-      fetch_columns(next + 1);
+    const int load_buf = (next - kbeg) % STAGES;
+    if (INTERLEAVE ? loads : next < kend) {
+      load_stage(load_buf, next, !INTERLEAVE);  // (INTERLEAVE: B's copies between the mma.sp below)
+      if (!INTERLEAVE) fetch_columns(next + 1);
     }
-    cp_async_commit();
-    math.run(acc, math_buf, sM, wm, lane);
+    if constexpr (INTERLEAVE) {
+      // B copy j after n-tile j + 1 of the stage's mma.sp (k-step 0's, then 1's; more copies than slots spread over
+      // them), the column words of the stage after with the last. Each copy reads (as zero) an accumulator of the
+      // n-tile before: ptxas, which otherwise schedules the mma.sp last (nothing depends on them), then issues the
+      // copies in their gaps. (Spread over both k-steps, SASS 128 x 128: 291 instructions a stage and 3 LDL.)
+      constexpr int SLOTS = B_ITERS < 2 * NTILES - 1 ? B_ITERS : 2 * NTILES - 1;
+      math.run(acc, math_buf, sM, wm, lane, [&](int s, int ni) {
+        const int slot = s * NTILES + ni;
+        if (!loads || slot == 0) return;
+        const u32 dep = __float_as_uint(acc[MT - 1][(ni + NTILES - 1) % NTILES][0]) & opaque_zero;
+#pragma unroll
+        for (int j = 0; j < B_ITERS; ++j)
+          if (1 + j * SLOTS / B_ITERS == slot) load_b_copy(j, load_buf, next, dep);
+        if (slot == 1 + (B_ITERS - 1) * SLOTS / B_ITERS) fetch_columns(next + 1);
+      });
+      cp_async_commit();
+    } else {
+      cp_async_commit();
+      math.run(acc, math_buf, sM, wm, lane);
+    }
   };
-#if VNM_MMA_UNROLL_STAGES  // (knob v360: STAGES steps unrolled, each one's buffers compile-time: offsets immediates)
-  for_unrolled<STAGES>(kend - kbeg, [&](int it, int q) { step_body(kbeg + it, q); });
-#else
-  for (int step = kbeg; step < kend; ++step) step_body(step, (step - kbeg) % STAGES);
-#endif
+  if (INTERLEAVE) {
+    const int steady = max(kbeg, kend - (STAGES - 1));
+    int step = kbeg;
+    for (; step < steady; ++step) step_body(step, (step - kbeg) % STAGES);
+    for (; step < kend; ++step) step_body(step, (step - kbeg) % STAGES, false);
+  } else {
+    for (int step = kbeg; step < kend; ++step) step_body(step, (step - kbeg) % STAGES);
+  }
   cp_async_wait<0>();
   __syncthreads();
 
@@ -589,8 +613,20 @@ struct ConsumerSync {
 #define VNM_MMA_WS_LOOKAHEAD 4  // stages of look-ahead for the producers' column words
 #endif
 
+// CTAs an SM the warp-specialised kernel plans for (TileConfig.ctas_per_sm): what shared memory holds (its ring and
+// 2 mbarriers a stage), at most 2. v363: two CTAs give a scheduler two consumer warps (a warp issues an mma.sp at most
+// every 8 cycles); their 64 x 64 warp tiles need more than the 128 registers a thread that 2 x 8 warps get at entry,
+// so on sm_90a the producer warpgroup gives its share to the consumer one (setmaxnreg: WS_PRODUCER_REGS, and the
+// rest), and a tile with two CTAs an SM needs 4 producer and 4 consumer warps there.
+constexpr int ws_planned_ctas(int smem) {
+  const int by_smem = 233472 / (smem + 1024);
+  return by_smem > 2 ? 2 : by_smem > 1 ? by_smem : 1;
+}
+constexpr int WS_PRODUCER_REGS = 40;
+
 template <typename T, int BM, int BN, int WM, int WN, int STAGES, int PW, bool HAS_COLS>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
+                                  ws_planned_ctas((SmemPlan<BM, BN, STAGES>::BYTES + 15) / 16 * 16 + 16 * STAGES))
     spmm_mma_sp_ws(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                    const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                    float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
@@ -602,12 +638,16 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
   constexpr int MT = WM / 16, NTILES = WN / 8;
   constexpr int B_CPR = BN / 8;                           // 16-byte chunks per gathered row
   // One producer thread per 16-byte chunk of a gathered row: a warp's copy covers whole 128-byte
-  // lines (v20; the 64 x 256 tile ran 26% faster than with two threads per row, 128 x 128 -4%/+4%).
-  constexpr int TPR = B_CPR;                              // producer threads per gathered row
+  // lines (v20; the 64 x 256 tile ran 26% faster than with two threads per row, 128 x 128 -4%/+4%). With fewer
+  // producer threads than 4 rows' chunks (one warp: a thread's rows must share their column byte, 4 rows apart), a
+  // thread copies CPT chunks TPR apart, each copy instruction still whole lines (TPR = 8: a line of each of 4 rows).
+  constexpr int TPR = B_CPR < NP / 4 ? B_CPR : NP / 4;   // producer threads per gathered row
+  constexpr int CPT = B_CPR / TPR;                        // chunks of a row per producer thread
   constexpr int RPT = KROWS * TPR / NP;                   // gathered rows per producer thread and stage
   constexpr int LOOKAHEAD = VNM_MMA_WS_LOOKAHEAD;
   using Plan = SmemPlan<BM, BN, STAGES>;
-  static_assert(KROWS * TPR % NP == 0 && (NP / TPR) % 4 == 0, "rows split evenly over producers");
+  static_assert(KROWS * TPR % NP == 0 && (NP / TPR) % 4 == 0 && B_CPR % TPR == 0 && TPR >= 8,
+                "rows split evenly over producers, whole lines a copy instruction");
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
   static_assert(LOOKAHEAD >= 1 && LOOKAHEAD <= 8, "column-word look-ahead of 1..8 stages");
   constexpr int BAR_OFF = (((Plan::PIPE > Plan::EPI) ? Plan::PIPE : Plan::EPI) + 15) & ~15;
@@ -631,6 +671,15 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
   grid_dependency_wait();  // launched with PDL: X^T and the output are the previous kernels' until here
   __syncthreads();
 
+  constexpr int CTAS = ws_planned_ctas((Plan::BYTES + 15) / 16 * 16 + 16 * STAGES);
+  constexpr int WS_CONSUMER_REGS = (65536 / (CTAS * (NC + NP)) * (NC + NP) - WS_PRODUCER_REGS * NP) / NC & ~7;
+#if VNM_HAS_SETMAXNREG
+  static_assert(CTAS == 1 || (NC == 128 && NP == 128), "two CTAs an SM: a consumer and a producer warpgroup");
+  if constexpr (CTAS == 2) {
+    if (tid >= NC) setmaxnreg_dec<WS_PRODUCER_REGS>();
+    else setmaxnreg_inc<WS_CONSUMER_REGS>();
+  }
+#endif
   if (tid >= NC) {
     // ---------------------------------------------------------------- producer warps
     const int ptid = tid - NC;
@@ -638,17 +687,24 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
     // each column word), chunk c of it.
     constexpr int KR_STEP = NP / TPR;
     const int kr0 = ptid / TPR, c = ptid % TPR;
-    const bool tok_ok = tok0 + c * 8 < ntok_load;  // tokens past ntok_load are zero-filled
     const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp + kr0 / 4 : nullptr;
     const u32 col_byte = 0x4440u | (kr0 & 3);  // __byte_perm selector: that byte, zero-extended
     // As spmm_mma_sp's copies (v349): the source is one multiply-add onto a per-thread pointer made opaque, a
     // zero-filled copy's offset 0 (inside X); the destination by BDest. v350: the producer's loop was 276
     // instructions a stage (~18 a copy), its warp sharing a scheduler with a consumer warp's 178 against 512 cycles
     // of mma.sp.
-    const char* xcol = reinterpret_cast<const char*>(xt + (tok_ok ? tok0 + c * 8 : 0));
-    asm("" : "+l"(xcol));
     const u32 ldx_bytes = static_cast<u32>(ldx) * sizeof(T);
-    const BDest<T, BN, B_CPR, KR_STEP> b_dest(sB, kr0, c);
+    bool tok_ok[CPT];  // tokens past ntok_load are zero-filled
+    const char* xcol[CPT];
+    BDest<T, BN, B_CPR, KR_STEP> b_dest[CPT];
+#pragma unroll
+    for (int h = 0; h < CPT; ++h) {
+      const int ch = c + h * TPR;
+      tok_ok[h] = tok0 + ch * 8 < ntok_load;
+      xcol[h] = reinterpret_cast<const char*>(xt + (tok_ok[h] ? tok0 + ch * 8 : 0));
+      asm("" : "+l"(xcol[h]));
+      b_dest[h] = BDest<T, BN, B_CPR, KR_STEP>(sB, kr0, ch);
+    }
     const ACopies<T, BM, NP> a_copies(values, meta, row0, R, nsteps, ptid);
     // With TPR >= 8 a warp's rows of one copy lie in one group, so its rows' words differ only by
     // j: lane j holds word j and the others read it by shuffle (1 register per slot, not RPT).
@@ -675,8 +731,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32, 1)
       for (int j = 0; j < RPT; ++j) {
         const u32 word = SHUFFLED ? __shfl_sync(0xffffffffu, wq[q][0], j) : wq[q][j];
         const u32 k = k0 + j * (KR_STEP / 4) * m + __byte_perm(word, 0, col_byte);
-        const bool ok = tok_ok && k < static_cast<u32>(K);
-        cp_async16(b_dest.at(j, stage), xcol + mul_wide(ok ? k : 0, ldx_bytes), ok);
+#pragma unroll
+        for (int h = 0; h < CPT; ++h) {
+          const bool ok = tok_ok[h] && k < static_cast<u32>(K);
+          cp_async16(b_dest[h].at(j, stage), xcol[h] + mul_wide(ok ? k : 0, ldx_bytes), ok);
+        }
       }
       cp_async_mbar_arrive_noinc(&full[s]);
 #pragma unroll

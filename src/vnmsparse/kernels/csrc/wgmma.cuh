@@ -163,15 +163,6 @@ template <int N> __device__ __forceinline__ void wgmma_fence_operand(float (&d)[
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// Warpgroup register reallocation (every warp of the warpgroup executes it; the kernel must have
-// a register cap at entry, __launch_bounds__(threads, min_blocks)).
-template <int REGS> __device__ __forceinline__ void setmaxnreg_inc() {
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
-}
-template <int REGS> __device__ __forceinline__ void setmaxnreg_dec() {
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
-}
-
 #endif  // VNM_HAS_WGMMA
 // =================================================================================================
 // end of wgmma helpers
