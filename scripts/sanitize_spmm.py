@@ -77,9 +77,11 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     wide = wide if t > 64 and (cfg.m == 4 or cfg.v % wide.bm == 0) and K.union_shift(cfg.v, cfg.m) is None else None
     if wide is not None and (ARGS.cp_async_only or not ONLY):
         check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=wide, splits=splits), f"cp.async {wide}")
-    ws = K.ws_tile(cfg.v, cfg.m)  # the warp-specialised cp.async kernel
-    if t > 64 and ws is not None and not ONLY and ws.smem_bytes <= torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
-        check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=ws), "warp-specialised mma.sp")
+    ws = K.ws_tile(cfg.v, cfg.m)  # the warp-specialised cp.async kernel, and its setmaxnreg forms on sm_90a (v363)
+    forms = [ws, *K.ws_forms(ws).values()] if ws is not None and torch.cuda.get_device_capability() == (9, 0) else [ws]
+    for ws in forms if t > 64 and ws is not None and not ONLY else ():
+        if ws.smem_bytes <= torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
+            check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=ws), f"warp-specialised mma.sp {ws}")
     if ARGS.cp_async_only:
         check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} cp.async")
         continue

@@ -149,6 +149,16 @@ def ws_tile(v: int, m: int = 8) -> TileConfig | None:
     return WS_TILES[128] if m == 4 or v % 128 == 0 else WS_TILES[64] if v % 64 == 0 else None
 
 
+def ws_forms(tile: TileConfig) -> dict:
+    """v363, the forms of a warp-specialised tile whose consumer warps take the producer warpgroup's registers
+    (setmaxnreg, sm_90a only; their sm_80 builds spill): ``two_ctas``, the ring shortened to fit two CTAs an SM, and
+    for 128 rows ``wide``, 128 x 256 (8 consumer warps): two consumer warps a scheduler, where the 6-stage ring has one."""
+    forms = {"two_ctas": dataclasses.replace(tile, stages=4 if tile.bm == 128 else 3)}
+    if tile.bm == 128:
+        forms["wide"] = dataclasses.replace(tile, bn=256, stages=5)
+    return forms
+
+
 def row_tile(v: int) -> int:
     """Largest CTA row tile dividing V, so a CTA never straddles two V-row blocks."""
     return next(bm for bm in (128, 64, 32, 16) if v % bm == 0)

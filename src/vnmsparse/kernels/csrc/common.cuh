@@ -135,12 +135,6 @@ template <int REGS> __device__ __forceinline__ void setmaxnreg_dec() {
 #define VNM_HAS_SETMAXNREG 0
 #endif
 
-// A callable that does nothing (a default hook).
-struct NoOp {
-  template <typename... A>
-  __device__ __forceinline__ void operator()(A&&...) const {}
-};
-
 // body(it, q) for it = 0 .. n - 1, the loop unrolled U times so that q = it % U is a constant in
 // each copy: a producer's per-stage register slots (wq[q]) are then read and reloaded in place,
 // never shifted through a register move, which would wait for a load still in flight (NOTES v17).

@@ -25,16 +25,6 @@ constexpr int KS = 16;         // groups per pipeline stage
 constexpr int KROWS = 4 * KS;  // gathered X^T rows (logical k) per stage: 2 mma k-steps of 32
 constexpr int BLOCK_ROWS = 16;  // rows of a block of the sm80 layout (spmm_mma_sp.BLOCK_ROWS): the smallest row tile
 
-// Experiment knob (v362, off until measured): a stage's B copies issued between the n-tiles of its mma.sp instead of
-// ahead of them, the last STAGES - 1 steps (nothing to load) in a loop of their own. An HMMA.SP carries a stall of 8
-// cycles before the warp's next HMMA (its control bits), so a warp that issues only mma.sp uses 1 cycle in 8; ncu
-// (v353, 128 x 128): the tensor pipe half busy, 'stall wait' half of a warp's cycles. Ahead of the math a warp's ~110
-// copy instructions a stage keep it off the tensor pipe; in the gaps between its mma.sp they would cost no tensor
-// cycle. ptxas schedules the mma.sp last (nothing depends on them) unless a copy depends on one: each copy reads an
-// accumulator of the n-tile before as a zero (SASS, 128 x 128: the copies among the first k-step's mma.sp).
-#ifndef VNM_MMA_INTERLEAVE
-#define VNM_MMA_INTERLEAVE 0
-#endif
 
 template <typename T> struct MmaSp;
 #define VNM_MMA_SP(CTYPE, PTXTYPE)                                                                      \
@@ -135,16 +125,14 @@ struct StepFrags {
   }
 
   // The mma.sp of k-step s, each n-tile's B fragment from load_b(s, ni, bf) just before its use.
-  // `after(s, ni)` runs after n-tile ni's mma.sp (work to interleave with them).
-  template <typename LoadB, typename After = NoOp>
-  __device__ __forceinline__ void run(float (&acc)[MT][NTILES][4], int s, LoadB load_b, After after = {}) const {
+  template <typename LoadB>
+  __device__ __forceinline__ void run(float (&acc)[MT][NTILES][4], int s, LoadB load_b) const {
 #pragma unroll
     for (int ni = 0; ni < NTILES; ++ni) {
       u32 bf[4];
       load_b(s, ni, bf);
 #pragma unroll
       for (int mi = 0; mi < MT; ++mi) MmaSp<T>::run(acc[mi][ni], af[mi], bf, ef[mi]);
-      after(s, ni);
     }
   }
 };
@@ -220,16 +208,14 @@ struct StageMath {
     for (int x = 0; x < SB::AT; ++x) b_at[x] = smem_addr(sB) + SB::at(x, wn, lane);
   }
 
-  template <typename After = NoOp>
-  __device__ __forceinline__ void run(float (&acc)[WM / 16][WN / 8][4], int buf, const u8* sM, int wm, int lane,
-                                      After after = {}) const {
+  __device__ __forceinline__ void run(float (&acc)[WM / 16][WN / 8][4], int buf, const u8* sM, int wm, int lane) const {
     StepFrags<T, WM, WN> f;
 #pragma unroll
     for (int s = 0; s < 2; ++s) {
       f.load_a_at(s, a_at[s] + buf * (Plan::A * sizeof(T)), sM + buf * Plan::M, wm, lane);
       f.run(acc, s, [&](int ks, int ni, u32 (&bf)[4]) {
         SB::load(bf, b_at[SB::x(ks, ni)] + buf * (Plan::B * sizeof(T)) + SB::imm(ks, ni));
-      }, after);
+      });
     }
   }
 };
@@ -471,20 +457,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
   const BDest<T, XROW ? KROWS : BN, B_CPR, KR_STEP> b_dest(sB, kr0, bc);
 
   const ACopies<T, BM, NT> a_copies(values, meta, row0, R, total_steps, tid);
-  // B copy j of a stage (X^T rows, gathered or not); `dep` (0) ties it to an instruction it must follow
-  auto load_b_copy = [&](int j, int buf, int step, u32 dep = 0) {
-    if (!(B_TASKS % NT == 0 || tid + j * NT < B_TASKS)) return;
-    const u32 word = SHUFFLED ? __shfl_sync(0xffffffffu, colw[0], j) : colw[j % WORDS];
-    const int g = step * KS + kr0 / 4 + j * (KR_STEP / 4);  // (not (kr0 + j KR_STEP) / 4: ptxas kept each j's k-row)
-    const u32 byte = HAS_COLS ? __byte_perm(word, 0, col_byte) : kr0 & 3;
-    const u32 k = (UNION ? g >> gshift : g) * m + byte + dep;
-    const bool ok = tok_ok && k < static_cast<u32>(K);
-    cp_async16(b_dest.at(j, buf * (Plan::B * sizeof(T))), xcol + mul_wide(ok ? k : 0, ldx_bytes), ok);
-  };
-  constexpr bool INTERLEAVE = VNM_MMA_INTERLEAVE && !XROW;
-  auto load_stage = [&](int buf, int step, bool with_b = true) {
+  auto load_stage = [&](int buf, int step) {
     a_copies.load(sA + buf * Plan::A, sM + buf * Plan::M, step, tid);
-    if (!with_b) return;
     const int g0 = step * KS;
     const u32 stage = buf * (Plan::B * sizeof(T));
     if constexpr (XROW) {
@@ -508,7 +482,15 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
       return;
     }
 #pragma unroll
-    for (int j = 0; j < B_ITERS; ++j) load_b_copy(j, buf, step);
+    for (int j = 0; j < B_ITERS; ++j) {
+      if (!(B_TASKS % NT == 0 || tid + j * NT < B_TASKS)) continue;
+      const u32 word = SHUFFLED ? __shfl_sync(0xffffffffu, colw[0], j) : colw[j % WORDS];
+      const int g = g0 + kr0 / 4 + j * (KR_STEP / 4);  // (not (kr0 + j KR_STEP) / 4: ptxas kept each j's k-row)
+      const u32 byte = HAS_COLS ? __byte_perm(word, 0, col_byte) : kr0 & 3;
+      const u32 k = (UNION ? g >> gshift : g) * m + byte;
+      const bool ok = tok_ok && k < static_cast<u32>(K);
+      cp_async16(b_dest.at(j, stage), xcol + mul_wide(ok ? k : 0, ldx_bytes), ok);
+    }
   };
 
   // Launched with PDL (sm_90), the CTA may start while X's transpose still runs: until the wait it
@@ -543,45 +525,18 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
     }
     cp_async_commit();
   }
-  const u32 opaque_zero = static_cast<u32>(ntok) >> 31;  // (ntok >= 0; ptxas cannot know it)
-  auto step_body = [&](int step, int math_buf, bool loads = true) {
+  auto step_body = [&](int step, int math_buf) {
     cp_async_wait<STAGES - 2>();
     __syncthreads();  // stage `step` visible to all; everyone is done reading stage step-1
     const int next = step + STAGES - 1;
-    const int load_buf = (next - kbeg) % STAGES;
-    if (INTERLEAVE ? loads : next < kend) {
-      load_stage(load_buf, next, !INTERLEAVE);  // (INTERLEAVE: B's copies between the mma.sp below)
-      if (!INTERLEAVE) fetch_columns(next + 1);
+    if (next < kend) {
+      load_stage((next - kbeg) % STAGES, next);
+      fetch_columns(next + 1);
     }
-    if constexpr (INTERLEAVE) {
-      // B copy j after n-tile j + 1 of the stage's mma.sp (k-step 0's, then 1's; more copies than slots spread over
-      // them), the column words of the stage after with the last. Each copy reads (as zero) an accumulator of the
-      // n-tile before: ptxas, which otherwise schedules the mma.sp last (nothing depends on them), then issues the
-      // copies in their gaps. (Spread over both k-steps, SASS 128 x 128: 291 instructions a stage and 3 LDL.)
-      constexpr int SLOTS = B_ITERS < 2 * NTILES - 1 ? B_ITERS : 2 * NTILES - 1;
-      math.run(acc, math_buf, sM, wm, lane, [&](int s, int ni) {
-        const int slot = s * NTILES + ni;
-        if (!loads || slot == 0) return;
-        const u32 dep = __float_as_uint(acc[MT - 1][(ni + NTILES - 1) % NTILES][0]) & opaque_zero;
-#pragma unroll
-        for (int j = 0; j < B_ITERS; ++j)
-          if (1 + j * SLOTS / B_ITERS == slot) load_b_copy(j, load_buf, next, dep);
-        if (slot == 1 + (B_ITERS - 1) * SLOTS / B_ITERS) fetch_columns(next + 1);
-      });
-      cp_async_commit();
-    } else {
-      cp_async_commit();
-      math.run(acc, math_buf, sM, wm, lane);
-    }
+    cp_async_commit();
+    math.run(acc, math_buf, sM, wm, lane);
   };
-  if (INTERLEAVE) {
-    const int steady = max(kbeg, kend - (STAGES - 1));
-    int step = kbeg;
-    for (; step < steady; ++step) step_body(step, (step - kbeg) % STAGES);
-    for (; step < kend; ++step) step_body(step, (step - kbeg) % STAGES, false);
-  } else {
-    for (int step = kbeg; step < kend; ++step) step_body(step, (step - kbeg) % STAGES);
-  }
+  for (int step = kbeg; step < kend; ++step) step_body(step, (step - kbeg) % STAGES);
   cp_async_wait<0>();
   __syncthreads();
 
@@ -615,9 +570,9 @@ struct ConsumerSync {
 
 // CTAs an SM the warp-specialised kernel plans for (TileConfig.ctas_per_sm): what shared memory holds (its ring and
 // 2 mbarriers a stage), at most 2. v363: two CTAs give a scheduler two consumer warps (a warp issues an mma.sp at most
-// every 8 cycles); their 64 x 64 warp tiles need more than the 128 registers a thread that 2 x 8 warps get at entry,
-// so on sm_90a the producer warpgroup gives its share to the consumer one (setmaxnreg: WS_PRODUCER_REGS, and the
-// rest), and a tile with two CTAs an SM needs 4 producer and 4 consumer warps there.
+// every 8 cycles), as one CTA of 8 consumer warps does; their 64 x 64 warp tiles need more than the 128 / 168 registers
+// a thread that 2 x 8 / 12 warps get at entry, so on sm_90a the producer warpgroup(s) give their share to the
+// consumer ones (setmaxnreg: WS_PRODUCER_REGS, and the rest): such tiles need whole warpgroups of each.
 constexpr int ws_planned_ctas(int smem) {
   const int by_smem = 233472 / (smem + 1024);
   return by_smem > 2 ? 2 : by_smem > 1 ? by_smem : 1;
@@ -672,10 +627,14 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
   __syncthreads();
 
   constexpr int CTAS = ws_planned_ctas((Plan::BYTES + 15) / 16 * 16 + 16 * STAGES);
-  constexpr int WS_CONSUMER_REGS = (65536 / (CTAS * (NC + NP)) * (NC + NP) - WS_PRODUCER_REGS * NP) / NC & ~7;
+  // Registers a thread at entry: a scheduler's 16K over the warps it holds (the SM's warps of CTAS CTAs, 4 schedulers)
+  constexpr int WARPS = (NC + NP) / 32, ENTRY_REGS = 16384 / ((CTAS * WARPS + 3) / 4 * 32) & ~7;
+  constexpr int WS_CONSUMER_REGS = (WARPS * ENTRY_REGS - NP / 32 * WS_PRODUCER_REGS) / (NC / 32) & ~7;
+  constexpr bool REALLOC = ENTRY_REGS < 232;  // (64 x 64 warp tiles need ~190-240)
 #if VNM_HAS_SETMAXNREG
-  static_assert(CTAS == 1 || (NC == 128 && NP == 128), "two CTAs an SM: a consumer and a producer warpgroup");
-  if constexpr (CTAS == 2) {
+  static_assert(!REALLOC || (NC % 128 == 0 && NP % 128 == 0 && WS_CONSUMER_REGS <= 256),
+                "setmaxnreg: consumer and producer warpgroups");
+  if constexpr (REALLOC) {
     if (tid >= NC) setmaxnreg_dec<WS_PRODUCER_REGS>();
     else setmaxnreg_inc<WS_CONSUMER_REGS>();
   }
