@@ -129,7 +129,7 @@ def cmd_cache(args) -> int:
         archs = args.arch or [jit.default_arch() if torch.cuda.is_available() else "sm_80"]
         kernels = [(spmm_mma_sp, lambda a: True), (spmm_wgmma_sp, lambda a: a == "sm_90a")]
         jobs = [(mod.SOURCE, n, a) for a in archs for mod, wanted in kernels if wanted(a)
-                for dt in (torch.float16, torch.bfloat16) for n in mod.name_expressions(dt)]
+                for dt in (torch.float16, torch.bfloat16) for n in mod.name_expressions(dt, arch=a)]
         t0 = time.perf_counter()
         with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs or os.cpu_count()) as pool:
             done = sum(1 for _ in pool.map(_compile_one, jobs))

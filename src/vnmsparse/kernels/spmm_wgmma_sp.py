@@ -963,9 +963,9 @@ def _tuned_decode(x, x2, values, meta, cols, bias, r, k, v, m, ntok, direct, pla
     return autotune.pick("wgmma_sp_decode", x, r, k, ntok, v, m, configs, launch, default, (values, meta))
 
 
-def name_expressions(dtype: torch.dtype, tiles: tuple | None = None) -> list[str]:
+def name_expressions(dtype: torch.dtype, tiles: tuple | None = None, arch: str | None = None) -> list[str]:
     """Every kernel of this file for one dtype (what the compile-everything test builds), or of
-    ``tiles`` only."""
+    ``tiles`` only (all for sm_90a: ``arch`` as spmm_mma_sp.name_expressions')."""
     tiles = ALL_TILES if tiles is None else tiles
     # the Y^T epilogue (feature-major out, v137) and X^T by TMA (plain 2:4 on a feature-major x) on
     # the tiles that run them by default; others compile them on first use
