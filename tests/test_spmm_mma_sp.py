@@ -31,7 +31,7 @@ def test_every_variant_compiles(arch, dtype, tmp_path, monkeypatch):
     for name, res in resources.items():
         assert res.stack_bytes <= 64, f"{name}: {res}"
     # v354: no mma.sp tile spills, and each fits the CTAs an SM that its table plans (its __launch_bounds__)
-    for tile in K.TILES + tuple(K.WS_TILES.values()) + ((K.WS_PREFILL_TILE,) if arch == "sm_90a" else ()):
+    for tile in K.TILES + tuple(K.WS_TILES.values()) + (tuple(K.WS_PREFILL_TILES.values()) if arch == "sm_90a" else ()):
         for cols, split, xrow in itertools.product((True, False), (False, True), (False, True)):
             if (split and tile.producers) or (xrow and (cols or tile.bulk or tile.producers)):
                 continue
@@ -79,14 +79,17 @@ def test_prefill_tile_by_waves():
     assert K.choose_tile(4096, 128) is wide and K.choose_tile(4096, 64, rows=1024, sms=132).bm == 64
     assert K.choose_tile(64, 128, rows=1024, sms=132).bn == 64  # decode: not a prefill tile
     assert K.choose_tile(4096, 128, bulk=True, rows=1024, sms=132) is K.TILE_TABLE[True][(128, "prefill")]
-    # v365: on sm_90a the gathered 128 x 128 prefill runs the two-CTA warp-specialised form (same tile, same grid), not
-    # without column lists, nor where the classic tile would split K (no more CTAs than SMs)
-    ws = K.WS_PREFILL_TILE
+    # v365: on sm_90a the gathered 128 x 128 prefill runs the two-CTA warp-specialised form (same tile, same grid), the
+    # 64-row one 64 x 256's; not without column lists, nor where the grid has no more CTAs than SMs (K splits)
+    ws, ws64 = K.WS_PREFILL_TILES[128], K.WS_PREFILL_TILES[64]
     assert (ws.bm, ws.bn, ws.producers, ws.ctas_per_sm) == (wide.bm, wide.bn, 4, wide.ctas_per_sm)
+    assert (ws64.bm, ws64.bn, ws64.producers, ws64.ctas_per_sm) == (64, 256, 4, 2)
     assert K.choose_tile(4096, 128, rows=4096, sms=132, sm90a=True) is ws
     assert K.choose_tile(4096, 128, has_cols=False, rows=4096, sms=132, sm90a=True) is wide
     assert K.choose_tile(512, 128, rows=4096, sms=132, sm90a=True) is not ws  # 128 CTAs
-    assert K.choose_tile(4096, 64, rows=4096, sms=132, sm90a=True).producers == 0
+    assert K.choose_tile(4096, 64, rows=4096, sms=132, sm90a=True) is ws64
+    assert K.choose_tile(2048, 64, rows=1024, sms=132, sm90a=True) is K.TILE_TABLE[False][(64, "prefill")]  # 128 CTAs
+    assert K.choose_tile(8192, 64, rows=1024, sms=132, sm90a=True) is ws64
     # every cp.async tile fits the 99 KB of shared memory that sm_86 / sm_89 allow a CTA
     assert all(t.smem_bytes <= 99 * 1024 for t in K.TILE_TABLE[False].values())
 

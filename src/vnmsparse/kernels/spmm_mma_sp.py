@@ -159,14 +159,16 @@ def ws_forms(tile: TileConfig) -> dict:
     return forms
 
 
-# v365: on sm_90a a gathered prefill that the table gives the classic 128 x 128 tile runs the warp-specialised kernel's
-# two-CTA form instead: the same tile and grid, two consumer warps a scheduler that only issue mma.sp. H100, 4096^2 x
-# 8192, X^T given, us, classic / ws (v363-v364, two turns each): 128:2:8 242-246 / 235-241, 128:2:16 136-140 / 128-132,
-# 128:2:32 85.5 / 80.6, 11008 x 4096 x 8192 128:2:8 681-706 / 699-702; plain 2:4 (no column lists) 435-471 / 474-514,
-# so not there; the 128 x 256 form (8 consumer warps, one CTA) 268-288 at 128:2:8. (A/B switch: False keeps the
-# classic tile.)
+# v365: on sm_90a a gathered prefill runs the warp-specialised kernel's two-CTA forms instead of the table's classic
+# tiles: two consumer warps a scheduler that only issue mma.sp. H100, X^T given, us, classic / ws (v363-v366): 128 x 128
+# (the same tile and grid) 4096^2 x 8192 128:2:8 242-246 / 235-241, 128:2:16 136-140 / 128-132, 128:2:32 85.5 / 80.6,
+# 11008 x 4096 x 8192 128:2:8 681-706 / 699-702, T = 1024 -1..-3%; 64 rows, 64 x 128 / 64 x 256 (v366, 64:2:8 and
+# 64:2:16 on the grid's shapes): -3..-25%, but +7% on 1024 x 4096 at T = 2048, 128 CTAs of 64 x 256 (fewer than SMs:
+# where the classic tile would split K, which the ws kernel does not, it stays). Not for plain 2:4 (no column lists:
+# 435-471 / 474-514) nor the union layout; the 128 x 256 form (8 consumer warps, one CTA) 268-288 at 128:2:8.
+# (A/B switch: False keeps the classic tiles.)
 WS_PREFILL = True
-WS_PREFILL_TILE = ws_forms(WS_TILES[128])["two_ctas"]
+WS_PREFILL_TILES = {bm: ws_forms(WS_TILES[bm])["two_ctas"] for bm in (128, 64)}
 
 
 def row_tile(v: int) -> int:
@@ -196,7 +198,8 @@ def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True, ro
     2:4, V = 64, 4096^2 x 4096 600 -> 524 us, LLaMA shapes -5..-8%; the decode regimes were mixed:
     T = 16 -16%, T = 1 and 64 +8%, so they keep the row tile of V, but for DECODE_64_ROWS). Given
     ``rows`` and ``sms``, a 128-row prefill takes 128 x 64 where its waves cost less (NARROW_PREFILL_COST);
-    on ``sm90a`` a gathered one's 128 x 128 tile is WS_PREFILL_TILE's where its grid is more than one CTA an SM."""
+    on ``sm90a`` a gathered one's 128 x 128 and 64 x 128 tiles are WS_PREFILL_TILES' where their grid has more CTAs
+    than SMs."""
     regime = "prefill" if ntok > 64 else 16 if ntok <= 16 else 32 if ntok <= 32 else 64
     bm = 128 if regime == "prefill" and not (bulk or has_cols) else row_tile(v)
     if DECODE_64_ROWS and regime == 64 and has_cols and not bulk:
@@ -209,9 +212,10 @@ def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True, ro
 
         if waves(narrow) < waves(tile) * NARROW_PREFILL_COST:
             return narrow
-    if (regime == "prefill" and sm90a and has_cols and WS_PREFILL and tile == TILE_TABLE[False][(128, "prefill")]
-            and rows and sms and -(-rows // tile.bm) * -(-ntok // tile.bn) > sms):  # (fewer CTAs: K splits, which
-        return WS_PREFILL_TILE                                                       # the ws kernel has not)
+    ws = WS_PREFILL_TILES.get(bm)
+    if (regime == "prefill" and sm90a and has_cols and WS_PREFILL and ws and tile == TILE_TABLE[False][(bm, "prefill")]
+            and rows and sms and -(-rows // ws.bm) * -(-ntok // ws.bn) > sms):
+        return ws
     return tile
 
 
@@ -703,7 +707,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     if tile is None and splits is None and not bulk and autotune.enabled() and not union:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok)
     tile = tile or choose_tile(ntok, v, bulk, cols is not None, r, _sms(x.device.index or 0),
-                               torch.cuda.get_device_capability(x.device) == (9, 0))
+                               not union and torch.cuda.get_device_capability(x.device) == (9, 0))
     if union and (bulk or tile.producers):
         raise ValueError(f"a union layout runs on the cp.async mma.sp kernel only, not tile {tile}")
     if cols is not None and v % tile.bm:
@@ -1082,10 +1086,10 @@ def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
 
 def name_expressions(dtype: torch.dtype, arch: str | None = None) -> list[str]:
     """Every kernel of this file for one dtype (what the compile-everything test builds), of those built for
-    ``arch`` (the setmaxnreg tile, WS_PREFILL_TILE, for sm_90a only) if given."""
+    ``arch`` (the setmaxnreg tiles, WS_PREFILL_TILES, for sm_90a only) if given."""
     names = [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in (False, True)]
     names += [t.name(dtype, False, s, True) for t in TILE_TABLE[False].values() for s in (False, True)]
-    ws = (*WS_TILES.values(), *((WS_PREFILL_TILE,) if arch in (None, "sm_90a") else ()))
+    ws = (*WS_TILES.values(), *(WS_PREFILL_TILES.values() if arch in (None, "sm_90a") else ()))
     names += [t.name(dtype, c, False) for t in ws for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64) for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c, True, g) for bm in (128, 64) for bn in (8, 16, 32, 64) for c in (True, False)

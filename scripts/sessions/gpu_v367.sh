@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# v366 measured (H100, `tile_sweep_h100_v366.txt`): the 64-row two-CTA ws form (64 x 256 / 3) against the classic
+# 64 x 128 / 32 x 64 / 3, 64:2:8 and 64:2:16 on the grid's shapes at T = 2048 / 8192: -3..-25%, +7% only on 1024 x 4096
+# at T = 2048 (128 CTAs of 64 x 256: not routed, fewer than SMs); the 128-row form at T = 512-1024 -1..-30%.
+# v367: the route takes the 64-row form too. (1) the kernel file's GPU tests, (2) issue 3's grid (T >= 2048).
+# Predicted against grid v365 (H100): 64:2:8 0.86 -> ~0.93, 64:2:16 1.34 -> ~1.45, 64:2:32 1.89 -> ~2.0, 128-row
+# patterns unchanged.
+#   OUT=$OUT bash scripts/sessions/gpu_v367.sh
+source "$(dirname "$0")/../gpu_lib.sh"
+nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
+warm 120; echo "warm ${SECONDS}s"
+timeout 150 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_mma_sp.py > "$OUT/tests_mma_sp_${CARD}_v367.txt" 2>&1
+grep -E "^FAILED|passed|failed" "$OUT/tests_mma_sp_${CARD}_v367.txt" | head -8; echo "tests ${SECONDS}s"
+left=$((${END:-570} - SECONDS))
+timeout $left python -m vnmsparse.cli bench spmm --out "$OUT" --tokens 2048,8192 --paths mma_sp,cslt \
+  --budget-seconds $((left - 30)) --tag ${CARD}_v367_prefill --no-plot > /dev/null 2>&1
+echo "bench exit $? ${SECONDS}s"
+sed -n '/^## Geometric/,/^## Issue/p' "$OUT/spmm_${CARD}_v367_prefill.md" | grep "^|" | head -14
+echo "total ${SECONDS}s"
