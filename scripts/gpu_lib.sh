@@ -58,3 +58,12 @@ tested_ab() {  # tested_ab VERSION KEYWORD TAG BENCH_AB_ARGS...: the wgmma GPU t
   timeout 280 python scripts/bench_ab.py "$@" --out "$OUT" --no-plot --tag "${CARD}_${ver}_${tag}" > "$OUT/log_${ver}.txt" 2>&1
   echo "bench exit $? ${SECONDS}s"
 }
+
+prefill_grid() {  # prefill_grid VERSION: issue 3's grid (T >= 2048, mma_sp and cuSPARSELt) with the time left before
+  # END (default 570 s) into spmm_CARD_VERSION_prefill.*, its geometric means here
+  local left=$((${END:-570} - SECONDS))
+  timeout $left python -m vnmsparse.cli bench spmm --out "$OUT" --tokens 2048,8192 --paths mma_sp,cslt \
+    --budget-seconds $((left - 30)) --tag "${CARD}_$1_prefill" --no-plot > /dev/null 2>&1
+  echo "bench exit $? ${SECONDS}s"
+  sed -n '/^## Geometric/,/^## Issue/p' "$OUT/spmm_${CARD}_$1_prefill.md" | grep "^|" | head -14
+}

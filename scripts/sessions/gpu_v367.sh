@@ -11,9 +11,5 @@ nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 warm 120; echo "warm ${SECONDS}s"
 timeout 150 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_mma_sp.py > "$OUT/tests_mma_sp_${CARD}_v367.txt" 2>&1
 grep -E "^FAILED|passed|failed" "$OUT/tests_mma_sp_${CARD}_v367.txt" | head -8; echo "tests ${SECONDS}s"
-left=$((${END:-570} - SECONDS))
-timeout $left python -m vnmsparse.cli bench spmm --out "$OUT" --tokens 2048,8192 --paths mma_sp,cslt \
-  --budget-seconds $((left - 30)) --tag ${CARD}_v367_prefill --no-plot > /dev/null 2>&1
-echo "bench exit $? ${SECONDS}s"
-sed -n '/^## Geometric/,/^## Issue/p' "$OUT/spmm_${CARD}_v367_prefill.md" | grep "^|" | head -14
+prefill_grid v367
 echo "total ${SECONDS}s"

@@ -545,6 +545,12 @@ def _sms(device_index: int) -> int:
     return torch.cuda.get_device_properties(device_index).multi_processor_count
 
 
+@functools.lru_cache(maxsize=None)
+def _sm90a(device_index: int) -> bool:
+    """Whether the kernels are built for sm_90a there (setmaxnreg: WS_PREFILL_TILES)."""
+    return torch.cuda.get_device_capability(device_index) == (9, 0)
+
+
 # Compile-time knobs for A/B runs (scripts/ab_wgmma.py --path mma_sp); empty in normal use.
 DEFINES: dict = {}
 
@@ -707,7 +713,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     if tile is None and splits is None and not bulk and autotune.enabled() and not union:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok)
     tile = tile or choose_tile(ntok, v, bulk, cols is not None, r, _sms(x.device.index or 0),
-                               not union and torch.cuda.get_device_capability(x.device) == (9, 0))
+                               not union and _sm90a(x.device.index or 0))
     if union and (bulk or tile.producers):
         raise ValueError(f"a union layout runs on the cp.async mma.sp kernel only, not tile {tile}")
     if cols is not None and v % tile.bm:

@@ -294,7 +294,6 @@ struct BDest {
   static_assert(STEP % 8 == 0 || 8 % STEP == 0, "copies whole periods of the swizzle apart");
   u32 d[DPER];
 
-  BDest() = default;
   __device__ __forceinline__ BDest(const void* tile, int r0, int c) {
 #pragma unroll
     for (int p = 0; p < DPER; ++p) {
@@ -573,7 +572,9 @@ struct ConsumerSync {
 // every 8 cycles), as one CTA of 8 consumer warps does; their 64 x 64 warp tiles need more than the 128 / 168 registers
 // a thread that 2 x 8 / 12 warps get at entry, so on sm_90a the producer warpgroup(s) give their share to the
 // consumer ones (setmaxnreg: WS_PRODUCER_REGS, and the rest): such tiles need whole warpgroups of each.
-constexpr int ws_planned_ctas(int smem) {
+template <int BM, int BN, int STAGES>
+constexpr int ws_planned_ctas() {
+  const int smem = (SmemPlan<BM, BN, STAGES>::BYTES + 15) / 16 * 16 + 16 * STAGES;
   const int by_smem = 233472 / (smem + 1024);
   return by_smem > 2 ? 2 : by_smem > 1 ? by_smem : 1;
 }
@@ -581,7 +582,7 @@ constexpr int WS_PRODUCER_REGS = 40;
 
 template <typename T, int BM, int BN, int WM, int WN, int STAGES, int PW, bool HAS_COLS>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
-                                  ws_planned_ctas((SmemPlan<BM, BN, STAGES>::BYTES + 15) / 16 * 16 + 16 * STAGES))
+                                  ws_planned_ctas<BM, BN, STAGES>())
     spmm_mma_sp_ws(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                    const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                    float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
@@ -593,16 +594,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
   constexpr int MT = WM / 16, NTILES = WN / 8;
   constexpr int B_CPR = BN / 8;                           // 16-byte chunks per gathered row
   // One producer thread per 16-byte chunk of a gathered row: a warp's copy covers whole 128-byte
-  // lines (v20; the 64 x 256 tile ran 26% faster than with two threads per row, 128 x 128 -4%/+4%). With fewer
-  // producer threads than 4 rows' chunks (one warp: a thread's rows must share their column byte, 4 rows apart), a
-  // thread copies CPT chunks TPR apart, each copy instruction still whole lines (TPR = 8: a line of each of 4 rows).
-  constexpr int TPR = B_CPR < NP / 4 ? B_CPR : NP / 4;   // producer threads per gathered row
-  constexpr int CPT = B_CPR / TPR;                        // chunks of a row per producer thread
+  // lines (v20; the 64 x 256 tile ran 26% faster than with two threads per row, 128 x 128 -4%/+4%).
+  constexpr int TPR = B_CPR;                              // producer threads per gathered row
   constexpr int RPT = KROWS * TPR / NP;                   // gathered rows per producer thread and stage
   constexpr int LOOKAHEAD = VNM_MMA_WS_LOOKAHEAD;
   using Plan = SmemPlan<BM, BN, STAGES>;
-  static_assert(KROWS * TPR % NP == 0 && (NP / TPR) % 4 == 0 && B_CPR % TPR == 0 && TPR >= 8,
-                "rows split evenly over producers, whole lines a copy instruction");
+  static_assert(KROWS * TPR % NP == 0 && (NP / TPR) % 4 == 0, "rows split evenly over producers");
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
   static_assert(LOOKAHEAD >= 1 && LOOKAHEAD <= 8, "column-word look-ahead of 1..8 stages");
   constexpr int BAR_OFF = (((Plan::PIPE > Plan::EPI) ? Plan::PIPE : Plan::EPI) + 15) & ~15;
@@ -626,7 +623,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
   grid_dependency_wait();  // launched with PDL: X^T and the output are the previous kernels' until here
   __syncthreads();
 
-  constexpr int CTAS = ws_planned_ctas((Plan::BYTES + 15) / 16 * 16 + 16 * STAGES);
+  constexpr int CTAS = ws_planned_ctas<BM, BN, STAGES>();
   // Registers a thread at entry: a scheduler's 16K over the warps it holds (the SM's warps of CTAS CTAs, 4 schedulers)
   constexpr int WARPS = (NC + NP) / 32, ENTRY_REGS = 16384 / ((CTAS * WARPS + 3) / 4 * 32) & ~7;
   constexpr int WS_CONSUMER_REGS = (WARPS * ENTRY_REGS - NP / 32 * WS_PRODUCER_REGS) / (NC / 32) & ~7;
@@ -652,18 +649,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
     // zero-filled copy's offset 0 (inside X); the destination by BDest. v350: the producer's loop was 276
     // instructions a stage (~18 a copy), its warp sharing a scheduler with a consumer warp's 178 against 512 cycles
     // of mma.sp.
+    const bool tok_ok = tok0 + c * 8 < ntok_load;  // tokens past ntok_load are zero-filled
+    const char* xcol = reinterpret_cast<const char*>(xt + (tok_ok ? tok0 + c * 8 : 0));
+    asm("" : "+l"(xcol));
     const u32 ldx_bytes = static_cast<u32>(ldx) * sizeof(T);
-    bool tok_ok[CPT];  // tokens past ntok_load are zero-filled
-    const char* xcol[CPT];
-    BDest<T, BN, B_CPR, KR_STEP> b_dest[CPT];
-#pragma unroll
-    for (int h = 0; h < CPT; ++h) {
-      const int ch = c + h * TPR;
-      tok_ok[h] = tok0 + ch * 8 < ntok_load;
-      xcol[h] = reinterpret_cast<const char*>(xt + (tok_ok[h] ? tok0 + ch * 8 : 0));
-      asm("" : "+l"(xcol[h]));
-      b_dest[h] = BDest<T, BN, B_CPR, KR_STEP>(sB, kr0, ch);
-    }
+    const BDest<T, BN, B_CPR, KR_STEP> b_dest(sB, kr0, c);
     const ACopies<T, BM, NP> a_copies(values, meta, row0, R, nsteps, ptid);
     // With TPR >= 8 a warp's rows of one copy lie in one group, so its rows' words differ only by
     // j: lane j holds word j and the others read it by shuffle (1 register per slot, not RPT).
@@ -690,11 +680,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
       for (int j = 0; j < RPT; ++j) {
         const u32 word = SHUFFLED ? __shfl_sync(0xffffffffu, wq[q][0], j) : wq[q][j];
         const u32 k = k0 + j * (KR_STEP / 4) * m + __byte_perm(word, 0, col_byte);
-#pragma unroll
-        for (int h = 0; h < CPT; ++h) {
-          const bool ok = tok_ok[h] && k < static_cast<u32>(K);
-          cp_async16(b_dest[h].at(j, stage), xcol[h] + mul_wide(ok ? k : 0, ldx_bytes), ok);
-        }
+        const bool ok = tok_ok && k < static_cast<u32>(K);
+        cp_async16(b_dest.at(j, stage), xcol + mul_wide(ok ? k : 0, ldx_bytes), ok);
       }
       cp_async_mbar_arrive_noinc(&full[s]);
 #pragma unroll
