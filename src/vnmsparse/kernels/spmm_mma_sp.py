@@ -713,7 +713,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     if tile is None and splits is None and not bulk and autotune.enabled() and not union:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok)
     tile = tile or choose_tile(ntok, v, bulk, cols is not None, r, _sms(x.device.index or 0),
-                               not union and _sm90a(x.device.index or 0))
+                               not union and splits in (None, 1) and _sm90a(x.device.index or 0))  # (ws: unsplit)
     if union and (bulk or tile.producers):
         raise ValueError(f"a union layout runs on the cp.async mma.sp kernel only, not tile {tile}")
     if cols is not None and v % tile.bm:
