@@ -545,6 +545,12 @@ def _sms(device_index: int) -> int:
     return torch.cuda.get_device_properties(device_index).multi_processor_count
 
 
+def ws_multicast(tile: TileConfig, device_index: int) -> bool:
+    """Whether a ws tile runs as clusters of two token tiles sharing A (the knob VNM_WS_MULTICAST, v369, in DEFINES:
+    the two-CTA forms on sm_90a)."""
+    return bool(DEFINES.get("VNM_WS_MULTICAST")) and tile.producers > 0 and tile.ctas_per_sm == 2 and _sm90a(device_index)
+
+
 @functools.lru_cache(maxsize=None)
 def _sm90a(device_index: int) -> bool:
     """Whether the kernels are built for sm_90a there (setmaxnreg: WS_PREFILL_TILES)."""
@@ -739,11 +745,12 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     splits = -(-steps // per_split)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
     name = tile.name(x.dtype, cols is not None, splits > 1, xrow)
-    grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
+    pair = 2 if ws_multicast(tile, x.device.index or 0) else 1  # (token tiles padded to whole clusters)
+    grid = (-(-r // tile.bm), -(-ntok // (pair * tile.bn)) * pair, splits)
     _kernel(name).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split),
-        shared_mem=tile.smem_bytes, pdl=SPMM_PDL, spread=True,
+        shared_mem=tile.smem_bytes, pdl=SPMM_PDL, spread=True, cluster=(1, pair, 1) if pair > 1 else None,
     )
     if partial is not None:
         reduce_splits(partial, bias, y, _sms(x.device.index or 0))
