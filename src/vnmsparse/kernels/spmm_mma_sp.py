@@ -726,8 +726,9 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
         raise ValueError(f"tile {tile}: its {tile.bm} rows must divide V = {v} (a CTA reads one V-row block's columns)")
     if tile.bulk != bulk or (bulk and tile.bm != row_tile(v)):
         raise ValueError(f"tile {tile} does not fit the {'sm90' if bulk else 'sm80'} layout of v={v}")
-    if -(-ntok // tile.bn) > MAX_GRID_Y:  # the grid's y holds the token tiles: run in token chunks
-        chunk = MAX_GRID_Y * tile.bn
+    pair = 2 if ws_multicast(tile, x.device.index or 0) else 1  # (token tiles padded to whole clusters)
+    if -(-ntok // (pair * tile.bn)) * pair > MAX_GRID_Y:  # the grid's y holds the token tiles: run in token chunks
+        chunk = MAX_GRID_Y // pair * pair * tile.bn
         for t0 in range(0, ntok, chunk):
             _spmm(x2[t0:t0 + chunk], values, meta, cols, bias, r, k, v, m, bulk=bulk, tile=tile, splits=splits,
                   out=y[t0:t0 + chunk])
@@ -745,7 +746,6 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     splits = -(-steps // per_split)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
     name = tile.name(x.dtype, cols is not None, splits > 1, xrow)
-    pair = 2 if ws_multicast(tile, x.device.index or 0) else 1  # (token tiles padded to whole clusters)
     grid = (-(-r // tile.bm), -(-ntok // (pair * tile.bn)) * pair, splits)
     _kernel(name).launch(
         grid, (tile.threads, 1, 1),
