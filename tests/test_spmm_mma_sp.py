@@ -459,6 +459,15 @@ def test_autotune_candidates(monkeypatch):
         tiles = seen["mma_sp"][6]
         assert tiles and set(tiles) == {t for t in K.TILE_TABLE[False].values() if fits(t)}
         assert all(seen["mma_sp"][7](t) >= 1 for t in tiles) and seen["mma_sp"][9] in tiles  # (the heuristic's)
+    # on sm_90a a gathered prefill also times the warp-specialised forms, unsplit (their route's, v365)
+    monkeypatch.setattr(K, "_on_sm90a", lambda x: True)
+    x = torch.zeros(4096, 256)
+    seen = {}
+    monkeypatch.setattr(K.autotune, "tile_and_splits", lambda kernel, *a: seen.setdefault(kernel, a) and (None, None))
+    K._tuned(x, torch.zeros(1024, 64, 2), None, torch.zeros(8, 64, dtype=torch.int32), None, 1024, 256, 128, 8, 4096)
+    tiles, splits, default = seen["mma_sp"][6], seen["mma_sp"][7], seen["mma_sp"][9]
+    assert set(K.WS_PREFILL_TILES.values()) <= set(tiles) and all(splits(t) == 1 for t in K.WS_PREFILL_TILES.values())
+    assert default is K.WS_PREFILL_TILES[128]
 
 
 @pytest.mark.gpu

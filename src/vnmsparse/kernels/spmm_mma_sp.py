@@ -557,6 +557,10 @@ def _sm90a(device_index: int) -> bool:
     return torch.cuda.get_device_capability(device_index) == (9, 0)
 
 
+def _on_sm90a(x: torch.Tensor) -> bool:
+    return x.is_cuda and _sm90a(x.device.index or 0)
+
+
 # Compile-time knobs for A/B runs (scripts/ab_wgmma.py --path mma_sp); empty in normal use.
 DEFINES: dict = {}
 
@@ -719,7 +723,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     if tile is None and splits is None and not bulk and autotune.enabled() and not union:
         tile, splits = _tuned(x, values, meta, cols, bias, r, k, v, m, ntok)
     tile = tile or choose_tile(ntok, v, bulk, cols is not None, r, _sms(x.device.index or 0),
-                               not union and splits in (None, 1) and _sm90a(x.device.index or 0))  # (ws: unsplit)
+                               not union and splits in (None, 1) and _on_sm90a(x))  # (ws: unsplit)
     if union and (bulk or tile.producers):
         raise ValueError(f"a union layout runs on the cp.async mma.sp kernel only, not tile {tile}")
     if cols is not None and v % tile.bm:
@@ -1088,13 +1092,17 @@ def reduce_splits(partial: torch.Tensor, bias, y: torch.Tensor, sms: int) -> Non
 
 
 def _tuned(x, values, meta, cols, bias, r, k, v, m, ntok) -> tuple:
-    """(tile, splits) that autotune picks among the cp.async tiles fitting V (any, without column lists)."""
+    """(tile, splits) that autotune picks among the cp.async tiles fitting V (any, without column lists), and on
+    sm_90a for a gathered prefill the warp-specialised forms (unsplit)."""
     steps, sms = values.shape[1], _sms(x.device.index or 0)
+    sm90a = _on_sm90a(x)
+    tiles = [t for t in TILE_TABLE[False].values() if cols is None or v % t.bm == 0]
+    tiles += [t for t in WS_PREFILL_TILES.values() if sm90a and cols is not None and ntok > 64 and v % t.bm == 0]
     return autotune.tile_and_splits(
-        "mma_sp", x, r, k, ntok, v, m, [t for t in TILE_TABLE[False].values() if cols is None or v % t.bm == 0],
-        lambda t: choose_splits(t, ntok, r, steps, sms),
+        "mma_sp", x, r, k, ntok, v, m, tiles,
+        lambda t: 1 if t.producers else choose_splits(t, ntok, r, steps, sms),
         lambda t, s, weights=(values, meta): _spmm(x, *weights, cols, bias, r, k, v, m, bulk=False, tile=t, splits=s),
-        choose_tile(ntok, v, False, cols is not None, r, sms), (values, meta))
+        choose_tile(ntok, v, False, cols is not None, r, sms, sm90a), (values, meta))
 
 
 def name_expressions(dtype: torch.dtype, arch: str | None = None) -> list[str]:
