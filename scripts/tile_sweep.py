@@ -47,7 +47,7 @@ for spec in sys.argv[5:]:
     if "=" in spec:
         name, value = spec.split("=", 1)
         K.DEFINES[name] = int(value)
-        vw = vs.pack(w, cfg)  # (layouts built afresh: a knob may change them, as VNM_CODES_PAIRED does)
+        vw = vs.pack(w, cfg)  # (layouts built afresh: a knob may change what they hold)
         print(f"  {spec}")
         continue
     dims = spec.removesuffix("/x").split(",")

@@ -282,8 +282,9 @@ __device__ __forceinline__ void zero(float (&acc)[A][B][4]) {
 // memory, 1 KB reserved a CTA; 64K registers, a thread ~96 besides its accumulators): the kernels' __launch_bounds__
 // minimum, so that ptxas fits its registers to the plan (v354: left to itself it gave some 168-register tiles 128
 // and spilled, 12 bf16 variants in all).
+constexpr int ctas_by_smem(int smem) { return 233472 / (smem + 1024); }
 constexpr int planned_ctas(int threads, int smem, int acc_regs) {
-  const int by_smem = 233472 / (smem + 1024), by_regs = 65536 / (threads * (96 + acc_regs));
+  const int by_smem = ctas_by_smem(smem), by_regs = 65536 / (threads * (96 + acc_regs));
   return by_smem < by_regs ? (by_smem > 1 ? by_smem : 1) : (by_regs > 1 ? by_regs : 1);
 }
 
@@ -589,8 +590,7 @@ struct ConsumerSync {
 // consumer ones (setmaxnreg: WS_PRODUCER_REGS, and the rest): such tiles need whole warpgroups of each.
 template <int BM, int BN, int STAGES>
 constexpr int ws_planned_ctas() {
-  const int smem = (SmemPlan<BM, BN, STAGES>::BYTES + 15) / 16 * 16 + 16 * STAGES;
-  const int by_smem = 233472 / (smem + 1024);
+  const int by_smem = ctas_by_smem((SmemPlan<BM, BN, STAGES>::BYTES + 15) / 16 * 16 + 16 * STAGES);
   return by_smem > 2 ? 2 : by_smem > 1 ? by_smem : 1;
 }
 constexpr int WS_PRODUCER_REGS = 40;
@@ -647,9 +647,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
   }
 #if VNM_HAS_SETMAXNREG  // (the cluster helpers exist for sm_90 only)
   if constexpr (MULTICAST) {
-    for (int i = tid; i < STAGES * (BM / BLOCK_ROWS - blocks) * (A_BLOCK_BYTES + C_BLOCK_BYTES) / 16; i += NC + NP) {
-      const int per_stage = (BM / BLOCK_ROWS - blocks) * (A_BLOCK_BYTES + C_BLOCK_BYTES) / 16;
-      const int s = i / per_stage, j = i % per_stage, a16 = (BM / BLOCK_ROWS - blocks) * A_BLOCK_BYTES / 16;
+    const int pad = BM / BLOCK_ROWS - blocks, a16 = pad * A_BLOCK_BYTES / 16, per_stage = a16 + pad * C_BLOCK_BYTES / 16;
+    for (int i = tid; i < STAGES * per_stage; i += NC + NP) {
+      const int s = i / per_stage, j = i % per_stage;
       uint4* dst = j < a16 ? reinterpret_cast<uint4*>(reinterpret_cast<char*>(sA + s * Plan::A) + blocks * A_BLOCK_BYTES) + j
                            : reinterpret_cast<uint4*>(sM + s * Plan::M + blocks * C_BLOCK_BYTES) + (j - a16);
       const u32 fill = j < a16 ? 0u : PAD_CODES_WORD;
@@ -708,8 +708,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
     for (int i = 0; i < LOOKAHEAD; ++i)
 #pragma unroll
       for (int j = 0; j < WPT; ++j) wq[i][j] = column_word(i, j);
-    const char* va = reinterpret_cast<const char*>(values) + static_cast<size_t>(row0 / BLOCK_ROWS) * nsteps * A_BLOCK_BYTES;
-    const char* vc = reinterpret_cast<const char*>(meta) + static_cast<size_t>(row0 / BLOCK_ROWS) * nsteps * C_BLOCK_BYTES;
     for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
       const int s = it % STAGES;
       if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
@@ -719,9 +717,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
           mbar_arrive_expect_tx(&full[s], blocks * (A_BLOCK_BYTES + C_BLOCK_BYTES));
           for (int b = cluster_rank(); b < blocks; b += 2) {
             const size_t at = static_cast<size_t>(b) * nsteps + it;
-            bulk_copy_multicast(reinterpret_cast<char*>(sA + s * Plan::A) + b * A_BLOCK_BYTES, va + at * A_BLOCK_BYTES,
-                                A_BLOCK_BYTES, &full[s], 3);
-            bulk_copy_multicast(sM + s * Plan::M + b * C_BLOCK_BYTES, vc + at * C_BLOCK_BYTES, C_BLOCK_BYTES, &full[s], 3);
+            bulk_copy_multicast(reinterpret_cast<char*>(sA + s * Plan::A) + b * A_BLOCK_BYTES,
+                                a_copies.va + at * A_BLOCK_BYTES, A_BLOCK_BYTES, &full[s], 3);
+            bulk_copy_multicast(sM + s * Plan::M + b * C_BLOCK_BYTES, a_copies.vc + at * C_BLOCK_BYTES, C_BLOCK_BYTES,
+                                &full[s], 3);
           }
         }
       } else
