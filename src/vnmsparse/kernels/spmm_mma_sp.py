@@ -168,6 +168,10 @@ def ws_forms(tile: TileConfig) -> dict:
 # 435-471 / 474-514) nor the union layout; the 128 x 256 form (8 consumer warps, one CTA) 268-288 at 128:2:8.
 # (A/B switch: False keeps the classic tiles.)
 WS_PREFILL = True
+# A/B switches, not measured (NOTES, Next (4)): the ws form also where its grid has at most WS_MIN_FILL x SMs CTAs
+# (there the classic tiles split K; the ws kernel runs unsplit), and where the narrow tile's waves cost less.
+WS_MIN_FILL = 1.0
+WS_OVER_NARROW = False
 WS_PREFILL_TILES = {bm: ws_forms(WS_TILES[bm])["two_ctas"] for bm in (128, 64)}
 
 
@@ -211,10 +215,11 @@ def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True, ro
             return -(-(-(-rows // t.bm) * -(-ntok // t.bn)) // (sms * t.ctas_per_sm))
 
         if waves(narrow) < waves(tile) * NARROW_PREFILL_COST:
-            return narrow
+            tile = narrow
     ws = WS_PREFILL_TILES.get(bm)
-    if (regime == "prefill" and sm90a and has_cols and WS_PREFILL and ws and tile == TILE_TABLE[False][(bm, "prefill")]
-            and rows and sms and -(-rows // ws.bm) * -(-ntok // ws.bn) > sms):
+    if (regime == "prefill" and sm90a and has_cols and WS_PREFILL and ws and not bulk
+            and (tile == TILE_TABLE[False][(bm, "prefill")] or (WS_OVER_NARROW and tile == narrow))
+            and rows and sms and -(-rows // ws.bm) * -(-ntok // ws.bn) > sms * WS_MIN_FILL):
         return ws
     return tile
 
