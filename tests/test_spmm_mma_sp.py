@@ -419,25 +419,21 @@ def test_every_tile(tile):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("form", ["", "two_ctas", "wide", "multicast"])
+@pytest.mark.parametrize("form", ["", "two_ctas", "wide"])
 @pytest.mark.parametrize("v,m", [(64, 4), (128, 4), (64, 8), (128, 8), (64, 16), (128, 32), (128, 5), (64, 100)])
-def test_warp_specialised_tiles(v, m, form, monkeypatch):
+def test_warp_specialised_tiles(v, m, form):
     """The warp-specialised prefill kernel (opt-in path mma_sp_ws): ragged R and K, T not a
     multiple of the token tile, both dtypes, bias, and a K long enough to cycle the ring. v363, the forms whose
     consumers take the producer warpgroup's registers (setmaxnreg, sm_90a): `two_ctas`, the ring shortened to fit two
-    CTAs an SM; `wide`, 128 x 256 (8 consumer warps); `multicast`, two_ctas in clusters of two token tiles sharing A
-    (the knob VNM_WS_MULTICAST, v369: odd token-tile counts get a spare CTA, ragged R padding blocks)."""
+    CTAs an SM; `wide`, 128 x 256 (8 consumer warps)."""
     tile = K.ws_tile(v, m)
     if form:
         if torch.cuda.get_device_capability() != (9, 0):
             pytest.skip("the setmaxnreg forms need sm_90a")
-        if form == "multicast":
-            monkeypatch.setitem(K.DEFINES, "VNM_WS_MULTICAST", 1)
-        if form not in K.ws_forms(tile) and form != "multicast":
+        if form not in K.ws_forms(tile):
             pytest.skip(f"{tile} has no {form} form")
-        tile = K.ws_forms(tile)["two_ctas" if form == "multicast" else form]
-        assert tile.ctas_per_sm == (1 if form == "wide" else 2)
-        assert K.ws_multicast(tile, torch.cuda.current_device()) == (form == "multicast")
+        tile = K.ws_forms(tile)[form]
+        assert tile.ctas_per_sm == (2 if form == "two_ctas" else 1)
     if tile.smem_bytes > torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
         pytest.skip(f"{tile} needs {tile.smem_bytes} bytes of shared memory")
     gen = torch.Generator().manual_seed(v * 100 + m)

@@ -550,12 +550,6 @@ def _sms(device_index: int) -> int:
     return torch.cuda.get_device_properties(device_index).multi_processor_count
 
 
-def ws_multicast(tile: TileConfig, device_index: int) -> bool:
-    """Whether a ws tile runs as clusters of two token tiles sharing A (the knob VNM_WS_MULTICAST, v369, in DEFINES:
-    the two-CTA forms on sm_90a)."""
-    return bool(DEFINES.get("VNM_WS_MULTICAST")) and tile.producers > 0 and tile.ctas_per_sm == 2 and _sm90a(device_index)
-
-
 @functools.lru_cache(maxsize=None)
 def _sm90a(device_index: int) -> bool:
     """Whether the kernels are built for sm_90a there (setmaxnreg: WS_PREFILL_TILES)."""
@@ -735,9 +729,8 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
         raise ValueError(f"tile {tile}: its {tile.bm} rows must divide V = {v} (a CTA reads one V-row block's columns)")
     if tile.bulk != bulk or (bulk and tile.bm != row_tile(v)):
         raise ValueError(f"tile {tile} does not fit the {'sm90' if bulk else 'sm80'} layout of v={v}")
-    pair = 2 if ws_multicast(tile, x.device.index or 0) else 1  # (token tiles padded to whole clusters)
-    if -(-ntok // (pair * tile.bn)) * pair > MAX_GRID_Y:  # the grid's y holds the token tiles: run in token chunks
-        chunk = MAX_GRID_Y // pair * pair * tile.bn
+    if -(-ntok // tile.bn) > MAX_GRID_Y:  # the grid's y holds the token tiles: run in token chunks
+        chunk = MAX_GRID_Y * tile.bn
         for t0 in range(0, ntok, chunk):
             _spmm(x2[t0:t0 + chunk], values, meta, cols, bias, r, k, v, m, bulk=bulk, tile=tile, splits=splits,
                   out=y[t0:t0 + chunk])
@@ -755,11 +748,11 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     splits = -(-steps // per_split)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
     name = tile.name(x.dtype, cols is not None, splits > 1, xrow)
-    grid = (-(-r // tile.bm), -(-ntok // (pair * tile.bn)) * pair, splits)
+    grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
     _kernel(name).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split),
-        shared_mem=tile.smem_bytes, pdl=SPMM_PDL, spread=True, cluster=(1, pair, 1) if pair > 1 else None,
+        shared_mem=tile.smem_bytes, pdl=SPMM_PDL, spread=True,
     )
     if partial is not None:
         reduce_splits(partial, bias, y, _sms(x.device.index or 0))

@@ -294,14 +294,6 @@ __device__ __forceinline__ void bulk_copy(void* dst, const void* src, u32 bytes,
       "l"(src), "r"(bytes), "r"(smem_addr(bar))
       : "memory");
 }
-// bulk_copy into the shared memory of every CTA in `mask` (cluster ranks), at dst's offset, each landing counted on
-// the mbarrier at bar's offset there.
-__device__ __forceinline__ void bulk_copy_multicast(const void* dst, const void* src, u32 bytes, u64* bar, u16 mask) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1], %2, [%3], %4;\n"
-      ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)), "h"(mask)
-      : "memory");
-}
 // Start moving bytes (a multiple of 16, 16-byte aligned) of global memory into L2, asynchronously.
 __device__ __forceinline__ void bulk_prefetch_l2(const void* src, u32 bytes) {
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(src), "r"(bytes) : "memory");

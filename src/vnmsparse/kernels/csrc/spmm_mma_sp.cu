@@ -24,8 +24,6 @@ namespace vnm {
 constexpr int KS = 16;         // groups per pipeline stage
 constexpr int KROWS = 4 * KS;  // gathered X^T rows (logical k) per stage: 2 mma k-steps of 32
 constexpr int BLOCK_ROWS = 16;  // rows of a block of the sm80 layout (spmm_mma_sp.BLOCK_ROWS): the smallest row tile
-constexpr int A_BLOCK_BYTES = BLOCK_ROWS * 2 * KS * 2, C_BLOCK_BYTES = BLOCK_ROWS * KS / 2;  // a block's stage
-constexpr u32 PAD_CODES_WORD = 0x44444444u;  // four padding code bytes (spmm_mma_sp._PAD_CODE_BYTE): valid metadata
 
 
 template <typename T> struct MmaSp;
@@ -322,8 +320,7 @@ struct ACopies {
   static constexpr int A_CPR = 2 * KS * 2 / 16, A_CPB = BLOCK_ROWS * A_CPR, A_COPIES = BM * A_CPR;
   static constexpr int C_CPB = BLOCK_ROWS * (KS / 2) / 16, C_COPIES = BM * (KS / 2) / 16;
   static constexpr int AJ = (A_COPIES + NT - 1) / NT, CJ = (C_COPIES + NT - 1) / NT;
-  static constexpr u32 A_STEP = A_BLOCK_BYTES, C_STEP = C_BLOCK_BYTES;  // a block's bytes a step
-  static_assert(sizeof(T) == 2, "16-bit values");
+  static constexpr u32 A_STEP = BLOCK_ROWS * 2 * KS * sizeof(T), C_STEP = BLOCK_ROWS * KS / 2;  // a block's bytes a step
   static_assert(A_CPR == 4, "the A swizzle (mma_stage_frags' swizzle<4>) assumes 4 chunks per row");
   static_assert(BM % BLOCK_ROWS == 0, "a row tile of whole layout blocks");
   const char* va;
@@ -567,18 +564,6 @@ struct ConsumerSync {
   }
 };
 
-// Experiment knob (v369, off until measured; the launcher reads it from spmm_mma_sp.DEFINES): the two-CTA ws tiles
-// run in clusters of two token tiles (grid y padded to even; the spare CTA's tokens are zero-filled and not written)
-// that share A and its codes: the first producer thread of each CTA issues half of a stage's 16-row blocks (1 KB of A,
-// 128 B of codes each) as bulk copies multicast to both CTAs, counted on both CTAs' full barriers; every consumer
-// warp releases a stage in both CTAs (their empty barriers count 2 x the consumer warps), so a producer refills a
-// slot only once both CTAs read it. Blocks past the layout are zeros with padding codes, written once. The pair's
-// coupling sits in the producers (v355 put it in the math warps' thread 0: +23..+35%). Bytes from L2, 4096^2 x 8192
-// 128:2:8: 1.68 -> 1.41 GB.
-#ifndef VNM_WS_MULTICAST
-#define VNM_WS_MULTICAST 0
-#endif
-
 #ifndef VNM_MMA_WS_LOOKAHEAD
 #define VNM_MMA_WS_LOOKAHEAD 4  // stages of look-ahead for the producers' column words
 #endif
@@ -629,39 +614,16 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
   const int tid = threadIdx.x;
   const int row0 = blockIdx.x * BM, tok0 = blockIdx.y * BN;
   const int nsteps = Gp / KS;
-  constexpr int CTAS = ws_planned_ctas<BM, BN, STAGES>();
-#if VNM_HAS_SETMAXNREG
-  constexpr bool MULTICAST = VNM_WS_MULTICAST && CTAS == 2;  // (the launcher's cluster: spmm_mma_sp.ws_multicast)
-#else
-  constexpr bool MULTICAST = false;
-#endif
-  constexpr int PAIR = MULTICAST ? 2 : 1;
-  // the layout's 16-row blocks in this row tile (the rest of the tile: zeros and padding codes, written below)
-  const int blocks = min(BM / BLOCK_ROWS, (R + BLOCK_ROWS - 1) / BLOCK_ROWS - row0 / BLOCK_ROWS);
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], NP + (MULTICAST ? 1 : 0));  // every producer thread once its copies of the stage landed
-                                                     // (MULTICAST: and the bulk copies' expect_tx)
-      mbar_init(&empty[s], PAIR * NCW);  // every consumer warp (of both CTAs), once it read the stage
+      mbar_init(&full[s], NP);     // every producer thread, once its copies of the stage landed
+      mbar_init(&empty[s], NCW);   // every consumer warp, once it read the stage
     }
   }
-#if VNM_HAS_SETMAXNREG  // (the cluster helpers exist for sm_90 only)
-  if constexpr (MULTICAST) {
-    const int pad = BM / BLOCK_ROWS - blocks, a16 = pad * A_BLOCK_BYTES / 16, per_stage = a16 + pad * C_BLOCK_BYTES / 16;
-    for (int i = tid; i < STAGES * per_stage; i += NC + NP) {
-      const int s = i / per_stage, j = i % per_stage;
-      uint4* dst = j < a16 ? reinterpret_cast<uint4*>(reinterpret_cast<char*>(sA + s * Plan::A) + blocks * A_BLOCK_BYTES) + j
-                           : reinterpret_cast<uint4*>(sM + s * Plan::M + blocks * C_BLOCK_BYTES) + (j - a16);
-      const u32 fill = j < a16 ? 0u : PAD_CODES_WORD;
-      *dst = make_uint4(fill, fill, fill, fill);
-    }
-    mbar_init_fence();
-    cluster_sync();  // both CTAs' barriers initialised before either multicasts or arrives into the other
-  }
-#endif
   grid_dependency_wait();  // launched with PDL: X^T and the output are the previous kernels' until here
   __syncthreads();
 
+  constexpr int CTAS = ws_planned_ctas<BM, BN, STAGES>();
   // Registers a thread at entry: a scheduler's 16K over the warps it holds (the SM's warps of CTAS CTAs, 4 schedulers)
   constexpr int WARPS = (NC + NP) / 32, ENTRY_REGS = 16384 / ((CTAS * WARPS + 3) / 4 * 32) & ~7;
   constexpr int WS_CONSUMER_REGS = (WARPS * ENTRY_REGS - NP / 32 * WS_PRODUCER_REGS) / (NC / 32) & ~7;
@@ -711,23 +673,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
     for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
       const int s = it % STAGES;
       if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
-#if VNM_HAS_SETMAXNREG
-      if constexpr (MULTICAST) {  // this CTA's half of the layout's blocks into both CTAs, counted on both
-        if (ptid == 0) {
-          mbar_arrive_expect_tx(&full[s], blocks * (A_BLOCK_BYTES + C_BLOCK_BYTES));
-          for (int b = cluster_rank(); b < blocks; b += 2) {
-            const size_t at = static_cast<size_t>(b) * nsteps + it;
-            bulk_copy_multicast(reinterpret_cast<char*>(sA + s * Plan::A) + b * A_BLOCK_BYTES,
-                                a_copies.va + at * A_BLOCK_BYTES, A_BLOCK_BYTES, &full[s], 3);
-            bulk_copy_multicast(sM + s * Plan::M + b * C_BLOCK_BYTES, a_copies.vc + at * C_BLOCK_BYTES, C_BLOCK_BYTES,
-                                &full[s], 3);
-          }
-        }
-      } else
-#endif
-      {
-        a_copies.load(sA + s * Plan::A, sM + s * Plan::M, it, ptid);
-      }
+      a_copies.load(sA + s * Plan::A, sM + s * Plan::M, it, ptid);
       const u32 stage = s * (Plan::B * sizeof(T));
       const u32 k0 = static_cast<u32>(it * KS + kr0 / 4) * m;  // row kr0's group's first column
 #pragma unroll
@@ -742,9 +688,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
       for (int j = 0; j < WPT; ++j) wq[q][j] = column_word(it + LOOKAHEAD, j);
     });
     cp_async_wait<0>();  // the asynchronous arrivals must not outlive the thread
-#if VNM_HAS_SETMAXNREG
-    if constexpr (MULTICAST) cluster_arrive_relaxed();  // (the consumers' closing cluster barrier)
-#endif
     return;
   }
 
@@ -761,20 +704,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
     mbar_wait(&full[s], (it / STAGES) & 1);
     math.run(acc, s, sM, wm, lane);
     __syncwarp();  // every lane's fragments of the stage are in registers
-    if (lane == 0) {
-      mbar_arrive(&empty[s]);
-#if VNM_HAS_SETMAXNREG
-      if constexpr (MULTICAST) mbar_arrive_cluster(&empty[s], cluster_rank() ^ 1);
-#endif
-    }
+    if (lane == 0) mbar_arrive(&empty[s]);
   }
-  // (MULTICAST: every multicast into this CTA was for a stage its consumers read, so the ring is free here too)
   named_barrier_sync(1, NC);  // every consumer is done with the ring: the epilogue reuses it
   epilogue<T, BM, BN, WM, WN, NC, false>(acc, smem, bias, y, partial, row0, tok0, R, ntok, wm, wn, tid,
                                          ConsumerSync<NC>{});
-#if VNM_HAS_SETMAXNREG
-  if constexpr (MULTICAST) cluster_sync();  // (release: this CTA's arrivals on the peer's barriers land before it exits)
-#endif
 #endif
 }
 
