@@ -81,7 +81,7 @@ def test_prefill_tile_by_waves():
     assert K.choose_tile(4096, 128, bulk=True, rows=1024, sms=132) is K.TILE_TABLE[True][(128, "prefill")]
     # v365: on sm_90a the gathered 128 x 128 prefill runs the two-CTA warp-specialised form (same tile, same grid), the
     # 64-row one 64 x 256's; not without column lists, nor where the grid has fewer CTAs than WS_MIN_FILL of the SMs
-    # (K splits there), but also where the narrow tile's waves cost less (v371)
+    # (K splits there), but also where the narrow tile's waves cost less unless the ws grid has one to two CTAs an SM
     ws, ws64 = K.WS_PREFILL_TILES[128], K.WS_PREFILL_TILES[64]
     assert (ws.bm, ws.bn, ws.producers, ws.ctas_per_sm) == (wide.bm, wide.bn, 4, wide.ctas_per_sm)
     assert (ws64.bm, ws64.bn, ws64.producers, ws64.ctas_per_sm) == (64, 256, 4, 2)
@@ -91,6 +91,8 @@ def test_prefill_tile_by_waves():
     assert K.choose_tile(256, 128, rows=4096, sms=132, sm90a=True) is not ws  # 64 CTAs: 0.48
     assert K.choose_tile(2048, 128, rows=11008, sms=132) is narrow
     assert K.choose_tile(2048, 128, rows=11008, sms=132, sm90a=True) is ws
+    assert K.choose_tile(512, 128, rows=5120, sms=132) is narrow
+    assert K.choose_tile(512, 128, rows=5120, sms=132, sm90a=True) is narrow  # 160 CTAs: 1.2 an SM
     assert K.choose_tile(4096, 64, rows=4096, sms=132, sm90a=True) is ws64
     assert K.choose_tile(2048, 64, rows=1024, sms=132, sm90a=True) is K.TILE_TABLE[False][(64, "prefill")]  # 128 CTAs
     assert K.choose_tile(8192, 64, rows=1024, sms=132, sm90a=True) is ws64

@@ -168,10 +168,12 @@ def ws_forms(tile: TileConfig) -> dict:
 # 435-471 / 474-514) nor the union layout; the 128 x 256 form (8 consumer warps, one CTA) 268-288 at 128:2:8.
 # (A/B switch: False keeps the classic tiles.)
 WS_PREFILL = True
-# v371-v372: the ws form from a grid of WS_MIN_FILL[bm] x SMs CTAs (below one wave the classic tiles split K, the ws
-# kernel runs unsplit), and also where the narrow 128 x 64 tile's waves cost less. H100, ws / route (v371, one rep): 128-row
-# tiles at 0.65-0.97 of the SMs 0.87-0.98 (LLaMA-7B q/k/v/o, down T = 512; gate/up T = 128; BERT FFN2 T = 2048, 128:2:32
-# 1.02), at 0.48 0.82-1.32 by pattern; over the narrow tile (gate/up T = 512, 2048) 0.86-0.90; 64 x 256 at 0.97 1.07-1.13.
+# v371-v373: the ws form from a grid of WS_MIN_FILL[bm] x SMs CTAs (below one wave the classic tiles split K, the ws
+# kernel runs unsplit), and also where the narrow 128 x 64 tile's waves cost less, but for grids of one to two ws CTAs
+# an SM (there the narrow tile's three an SM even the load). H100, ws / narrow time (v372, 18 shapes, T = 256-8192):
+# at most one CTA an SM (80-128 CTAs: LLaMA q/k/v/o, down, 70B q/o T = 256-512) 0.87-0.99, more than two (gate/up T =
+# 512 / 2048, 13B T = 1024) 0.87-1.0, between (13B T = 512, 160 CTAs) 1.04-1.12; short-K BERT / BERT-base shapes
+# 0.94-1.07 either way. 64 x 256 at 0.97 of the SMs: 1.07-1.13 (v371), so 64 rows keep "more CTAs than SMs".
 WS_MIN_FILL = {128: 0.6, 64: 1.0}
 WS_OVER_NARROW = True
 WS_PREFILL_TILES = {bm: ws_forms(WS_TILES[bm])["two_ctas"] for bm in (128, 64)}
@@ -205,7 +207,7 @@ def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True, ro
     T = 16 -16%, T = 1 and 64 +8%, so they keep the row tile of V, but for DECODE_64_ROWS). Given
     ``rows`` and ``sms``, a 128-row prefill takes 128 x 64 where its waves cost less (NARROW_PREFILL_COST);
     on ``sm90a`` a gathered one takes WS_PREFILL_TILES' form of its row tile where that grid has more CTAs than
-    WS_MIN_FILL of the SMs."""
+    WS_MIN_FILL of the SMs (over the narrow tile: but for one to two CTAs an SM)."""
     regime = "prefill" if ntok > 64 else 16 if ntok <= 16 else 32 if ntok <= 32 else 64
     bm = 128 if regime == "prefill" and not (bulk or has_cols) else row_tile(v)
     if DECODE_64_ROWS and regime == 64 and has_cols and not bulk:
@@ -219,11 +221,11 @@ def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True, ro
         if waves(narrow) < waves(tile) * NARROW_PREFILL_COST:
             tile = narrow
     ws = WS_PREFILL_TILES.get(bm)
-    if (regime == "prefill" and sm90a and has_cols and WS_PREFILL and ws and not bulk
-            and (tile == TILE_TABLE[False][(bm, "prefill")] or (WS_OVER_NARROW and tile == narrow))
-            and rows and sms and -(-rows // ws.bm) * -(-ntok // ws.bn) > sms * WS_MIN_FILL[bm]):
-        return ws
-    return tile
+    if not (regime == "prefill" and sm90a and has_cols and WS_PREFILL and ws and not bulk and rows and sms):
+        return tile
+    ctas = -(-rows // ws.bm) * -(-ntok // ws.bn)
+    over_narrow = WS_OVER_NARROW and tile == narrow and not sms < ctas <= sms * ws.ctas_per_sm
+    return ws if (tile == TILE_TABLE[False][(bm, "prefill")] or over_narrow) and ctas > sms * WS_MIN_FILL[bm] else tile
 
 
 # Steps each K split keeps at least, in both kernels' split rules: a split of one step is mostly
