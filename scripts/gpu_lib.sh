@@ -67,3 +67,24 @@ prefill_grid() {  # prefill_grid VERSION: issue 3's grid (T >= 2048, mma_sp and 
   echo "bench exit $? ${SECONDS}s"
   sed -n '/^## Geometric/,/^## Issue/p' "$OUT/spmm_${CARD}_$1_prefill.md" | grep "^|" | head -14
 }
+
+ws_knob_ab() {  # ws_knob_ab VERSION KNOB LABEL: a ws kernel knob's tests (every ws form), memcheck of the cp.async
+  # launches (LABEL: what sanitize_spmm.py calls the knob's cases), then the tile sweep twice with and without it
+  local ver=$1 knob=$2 label=$3
+  nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
+  warm 120; echo "warm ${SECONDS}s"
+  timeout 150 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_mma_sp.py -k "warp_specialised or every_tile" \
+    > "$OUT/tests_ws_${CARD}_${ver}.txt" 2>&1
+  grep -E "^FAILED|passed|failed" "$OUT/tests_ws_${CARD}_${ver}.txt" | head -8; echo "tests ${SECONDS}s"
+  SANITIZE_ARGS=--cp-async-only sanitize 150; mv "$OUT/memcheck.txt" "$OUT/memcheck_cp_async_${CARD}_${ver}.txt"
+  grep -c "$label" "$OUT/memcheck_cp_async_${CARD}_${ver}.txt"; echo "memcheck ${SECONDS}s"
+  sweep() {  # R K T PATTERN CLASSIC WS
+    timeout 80 python scripts/tile_sweep.py "$@" "$knob=1" "$6" 2>&1 | grep -v Warn; }
+  { for i in 1 2; do
+    sweep 4096 4096 8192 128:2:8 128,128,64,64,3 128,128,64,64,4,p4
+    sweep 4096 4096 8192 128:2:16 128,128,64,64,3 128,128,64,64,4,p4
+    sweep 11008 4096 2048 128:2:8 128,128,64,64,3 128,128,64,64,4,p4
+    sweep 4096 4096 8192 64:2:8 64,128,32,64,3 64,256,64,64,3,p4; done; } \
+    | tee "$OUT/tile_sweep_${CARD}_${ver}.txt" | grep -E "tile|dense|$knob"
+  echo "total ${SECONDS}s"
+}

@@ -425,17 +425,21 @@ def test_every_tile(tile):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("form", ["", "two_ctas", "wide"])
+@pytest.mark.parametrize("form", ["", "two_ctas", "wide", "bulk_a"])
 @pytest.mark.parametrize("v,m", [(64, 4), (128, 4), (64, 8), (128, 8), (64, 16), (128, 32), (128, 5), (64, 100)])
-def test_warp_specialised_tiles(v, m, form):
+def test_warp_specialised_tiles(v, m, form, monkeypatch):
     """The warp-specialised prefill kernel (opt-in path mma_sp_ws): ragged R and K, T not a
     multiple of the token tile, both dtypes, bias, and a K long enough to cycle the ring. v363, the forms whose
     consumers take the producer warpgroup's registers (setmaxnreg, sm_90a): `two_ctas`, the ring shortened to fit two
-    CTAs an SM; `wide`, 128 x 256 (8 consumer warps)."""
+    CTAs an SM; `wide`, 128 x 256 (8 consumer warps); `bulk_a`, two_ctas with A and its codes by bulk copies (the knob
+    VNM_WS_BULK_A, v376: ragged R's padding blocks written once)."""
     tile = K.ws_tile(v, m)
     if form:
         if torch.cuda.get_device_capability() != (9, 0):
             pytest.skip("the setmaxnreg forms need sm_90a")
+        if form == "bulk_a":
+            monkeypatch.setitem(K.DEFINES, "VNM_WS_BULK_A", 1)
+        form = "two_ctas" if form == "bulk_a" else form
         if form not in K.ws_forms(tile):
             pytest.skip(f"{tile} has no {form} form")
         tile = K.ws_forms(tile)[form]

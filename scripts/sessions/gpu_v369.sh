@@ -8,19 +8,4 @@
 # refuted if the pair's coupling (a slot refilled once both CTAs read it) costs more than the bytes save.
 #   OUT=$OUT bash scripts/sessions/gpu_v369.sh
 source "$(dirname "$0")/../gpu_lib.sh"
-nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
-warm 120; echo "warm ${SECONDS}s"
-timeout 150 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_mma_sp.py -k "warp_specialised or every_tile" \
-  > "$OUT/tests_ws_${CARD}_v369.txt" 2>&1
-grep -E "^FAILED|passed|failed" "$OUT/tests_ws_${CARD}_v369.txt" | head -8; echo "tests ${SECONDS}s"
-SANITIZE_ARGS=--cp-async-only sanitize 150; mv "$OUT/memcheck.txt" "$OUT/memcheck_cp_async_${CARD}_v369.txt"
-grep -c "multicast" "$OUT/memcheck_cp_async_${CARD}_v369.txt"; echo "memcheck ${SECONDS}s"
-sweep() {  # R K T PATTERN CLASSIC WS
-  timeout 80 python scripts/tile_sweep.py "$@" VNM_WS_MULTICAST=1 "$6" 2>&1 | grep -v Warn; }
-{ for i in 1 2; do
-  sweep 4096 4096 8192 128:2:8 128,128,64,64,3 128,128,64,64,4,p4
-  sweep 4096 4096 8192 128:2:16 128,128,64,64,3 128,128,64,64,4,p4
-  sweep 11008 4096 2048 128:2:8 128,128,64,64,3 128,128,64,64,4,p4
-  sweep 4096 4096 8192 64:2:8 64,128,32,64,3 64,256,64,64,3,p4; done; } \
-  | tee "$OUT/tile_sweep_${CARD}_v369.txt" | grep -E "tile|dense|MULTI"
-echo "total ${SECONDS}s"
+ws_knob_ab v369 VNM_WS_MULTICAST "multicast"

@@ -24,6 +24,8 @@ namespace vnm {
 constexpr int KS = 16;         // groups per pipeline stage
 constexpr int KROWS = 4 * KS;  // gathered X^T rows (logical k) per stage: 2 mma k-steps of 32
 constexpr int BLOCK_ROWS = 16;  // rows of a block of the sm80 layout (spmm_mma_sp.BLOCK_ROWS): the smallest row tile
+constexpr int A_BLOCK_BYTES = BLOCK_ROWS * 2 * KS * 2, C_BLOCK_BYTES = BLOCK_ROWS * KS / 2;  // a block's stage
+constexpr u32 PAD_CODES_WORD = 0x44444444u;  // four padding code bytes (spmm_mma_sp._PAD_CODE_BYTE): valid metadata
 
 
 template <typename T> struct MmaSp;
@@ -320,7 +322,8 @@ struct ACopies {
   static constexpr int A_CPR = 2 * KS * 2 / 16, A_CPB = BLOCK_ROWS * A_CPR, A_COPIES = BM * A_CPR;
   static constexpr int C_CPB = BLOCK_ROWS * (KS / 2) / 16, C_COPIES = BM * (KS / 2) / 16;
   static constexpr int AJ = (A_COPIES + NT - 1) / NT, CJ = (C_COPIES + NT - 1) / NT;
-  static constexpr u32 A_STEP = BLOCK_ROWS * 2 * KS * sizeof(T), C_STEP = BLOCK_ROWS * KS / 2;  // a block's bytes a step
+  static constexpr u32 A_STEP = A_BLOCK_BYTES, C_STEP = C_BLOCK_BYTES;  // a block's bytes a step
+  static_assert(sizeof(T) == 2, "16-bit values");
   static_assert(A_CPR == 4, "the A swizzle (mma_stage_frags' swizzle<4>) assumes 4 chunks per row");
   static_assert(BM % BLOCK_ROWS == 0, "a row tile of whole layout blocks");
   const char* va;
@@ -568,6 +571,16 @@ struct ConsumerSync {
 #define VNM_MMA_WS_LOOKAHEAD 4  // stages of look-ahead for the producers' column words
 #endif
 
+// Experiment knob (v376, off until measured; sm_90a): the ws producers copy A and its codes into a stage as bulk
+// copies (one 16-row block's 1 KB of A or 128 B of codes a thread, counted on the stage's full barrier by one
+// expect_tx), not as 16-byte cp.async. v375: the classic 128 x 128 tile's L1 data pipe was as busy as its tensor
+// pipe (LSU wavefronts 50.4%, tensor 50.7%), ~0.8 wavefronts a HMMA.SP of them the cp.async writes, 36% of which A's
+// and the codes'; bulk copies are the TMA unit's, and take 5 of a producer thread's ~17 copy instructions a stage.
+// Blocks past the layout (R not a multiple of the row tile) are zeros with padding codes, written once.
+#ifndef VNM_WS_BULK_A
+#define VNM_WS_BULK_A 0
+#endif
+
 // CTAs an SM the warp-specialised kernel plans for (TileConfig.ctas_per_sm): what shared memory holds (its ring and
 // 2 mbarriers a stage), at most 2. v363: two CTAs give a scheduler two consumer warps (a warp issues an mma.sp at most
 // every 8 cycles), as one CTA of 8 consumer warps does; their 64 x 64 warp tiles need more than the 128 / 168 registers
@@ -614,10 +627,30 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
   const int tid = threadIdx.x;
   const int row0 = blockIdx.x * BM, tok0 = blockIdx.y * BN;
   const int nsteps = Gp / KS;
+#if VNM_HAS_SETMAXNREG  // (bulk copies: sm_90)
+  constexpr bool BULK_A = VNM_WS_BULK_A;
+#else
+  constexpr bool BULK_A = false;
+#endif
+  // the layout's 16-row blocks in this row tile
+  const int blocks = min(BM / BLOCK_ROWS, (R + BLOCK_ROWS - 1) / BLOCK_ROWS - row0 / BLOCK_ROWS);
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], NP);     // every producer thread, once its copies of the stage landed
+      mbar_init(&full[s], NP + BULK_A);  // every producer thread, once its copies of the stage landed (BULK_A: and
+                                         // the expect_tx of the stage's bulk copies)
       mbar_init(&empty[s], NCW);   // every consumer warp, once it read the stage
+    }
+  }
+  if constexpr (BULK_A) {  // the row tile's blocks past the layout, in every stage: zeros, padding codes
+    constexpr int A16 = A_BLOCK_BYTES / 16, C16 = C_BLOCK_BYTES / 16;
+    const int pad = BM / BLOCK_ROWS - blocks, per_stage = pad * (A16 + C16);
+    for (int i = tid; i < STAGES * per_stage; i += NC + NP) {
+      const int s = i / per_stage, j = i % per_stage;
+      uint4* dst = j < pad * A16
+                       ? reinterpret_cast<uint4*>(reinterpret_cast<char*>(sA + s * Plan::A) + blocks * A_BLOCK_BYTES) + j
+                       : reinterpret_cast<uint4*>(sM + s * Plan::M + blocks * C_BLOCK_BYTES) + (j - pad * A16);
+      const u32 fill = j < pad * A16 ? 0u : PAD_CODES_WORD;
+      *dst = make_uint4(fill, fill, fill, fill);
     }
   }
   grid_dependency_wait();  // launched with PDL: X^T and the output are the previous kernels' until here
@@ -673,7 +706,26 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
     for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
       const int s = it % STAGES;
       if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
-      a_copies.load(sA + s * Plan::A, sM + s * Plan::M, it, ptid);
+#if VNM_HAS_SETMAXNREG
+      if constexpr (BULK_A) {  // A's blocks, then the codes', a copy a lane over the producer warps in turn (a bulk
+        // copy takes uniform operands: a warp's lanes issue theirs one after another, so the warps share them)
+        // (a copy may land before the expect_tx: the barrier's extra arrival keeps the phase open meanwhile)
+        if (ptid == 0) mbar_arrive_expect_tx(&full[s], blocks * (A_BLOCK_BYTES + C_BLOCK_BYTES));
+        const int i = ptid / 32 + PW * lane;
+        if (i < 2 * blocks) {
+          const bool is_a = i < blocks;
+          const int b = is_a ? i : i - blocks;
+          const size_t at = static_cast<size_t>(b) * nsteps + it;
+          bulk_copy(is_a ? reinterpret_cast<char*>(sA + s * Plan::A) + b * A_BLOCK_BYTES
+                         : reinterpret_cast<char*>(sM + s * Plan::M) + b * C_BLOCK_BYTES,
+                    is_a ? a_copies.va + at * A_BLOCK_BYTES : a_copies.vc + at * C_BLOCK_BYTES,
+                    is_a ? A_BLOCK_BYTES : C_BLOCK_BYTES, &full[s]);
+        }
+      } else
+#endif
+      {
+        a_copies.load(sA + s * Plan::A, sM + s * Plan::M, it, ptid);
+      }
       const u32 stage = s * (Plan::B * sizeof(T));
       const u32 k0 = static_cast<u32>(it * KS + kr0 / 4) * m;  // row kr0's group's first column
 #pragma unroll
