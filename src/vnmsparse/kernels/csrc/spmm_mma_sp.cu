@@ -640,6 +640,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
                                          // the expect_tx of the stage's bulk copies)
       mbar_init(&empty[s], NCW);   // every consumer warp, once it read the stage
     }
+#if VNM_HAS_SETMAXNREG
+    if constexpr (BULK_A) mbar_init_fence();  // (the bulk copies' complete_tx: the async proxy sees the inits)
+#endif
   }
   if constexpr (BULK_A) {  // the row tile's blocks past the layout, in every stage: zeros, padding codes
     constexpr int A16 = A_BLOCK_BYTES / 16, C16 = C_BLOCK_BYTES / 16;
