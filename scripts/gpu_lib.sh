@@ -68,14 +68,22 @@ prefill_grid() {  # prefill_grid VERSION: issue 3's grid (T >= 2048, mma_sp and 
   sed -n '/^## Geometric/,/^## Issue/p' "$OUT/spmm_${CARD}_$1_prefill.md" | grep "^|" | head -14
 }
 
+card_warm() {  # the card's name, clock and power limit, then every kernel variant compiled (warm)
+  nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
+  warm 120 > /dev/null; echo "warm ${SECONDS}s"
+}
+
+mma_sp_tests() {  # mma_sp_tests FILE LIMIT_S [PYTEST_ARGS...]: the mma.sp kernel file's GPU tests into $OUT/FILE.txt
+  local file=$1 limit=$2; shift 2
+  timeout "$limit" python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_mma_sp.py "$@" > "$OUT/$file.txt" 2>&1
+  grep -E "^FAILED|passed|failed" "$OUT/$file.txt" | head -8; echo "tests ${SECONDS}s"
+}
+
 ws_knob_ab() {  # ws_knob_ab VERSION KNOB LABEL: a ws kernel knob's tests (every ws form), memcheck of the cp.async
   # launches (LABEL: what sanitize_spmm.py calls the knob's cases), then the tile sweep twice with and without it
   local ver=$1 knob=$2 label=$3
-  nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
-  warm 120; echo "warm ${SECONDS}s"
-  timeout 150 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_mma_sp.py -k "warp_specialised or every_tile" \
-    > "$OUT/tests_ws_${CARD}_${ver}.txt" 2>&1
-  grep -E "^FAILED|passed|failed" "$OUT/tests_ws_${CARD}_${ver}.txt" | head -8; echo "tests ${SECONDS}s"
+  card_warm
+  mma_sp_tests "tests_ws_${CARD}_${ver}" 150 -k "warp_specialised or every_tile"
   SANITIZE_ARGS=--cp-async-only sanitize 150; mv "$OUT/memcheck.txt" "$OUT/memcheck_cp_async_${CARD}_${ver}.txt"
   grep -c "$label" "$OUT/memcheck_cp_async_${CARD}_${ver}.txt"; echo "memcheck ${SECONDS}s"
   sweep() {  # R K T PATTERN CLASSIC WS

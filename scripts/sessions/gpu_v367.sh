@@ -7,9 +7,7 @@
 # patterns unchanged.
 #   OUT=$OUT bash scripts/sessions/gpu_v367.sh
 source "$(dirname "$0")/../gpu_lib.sh"
-nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
-warm 120; echo "warm ${SECONDS}s"
-timeout 150 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_mma_sp.py > "$OUT/tests_mma_sp_${CARD}_v367.txt" 2>&1
-grep -E "^FAILED|passed|failed" "$OUT/tests_mma_sp_${CARD}_v367.txt" | head -8; echo "tests ${SECONDS}s"
+card_warm
+mma_sp_tests "tests_mma_sp_${CARD}_v367" 150
 prefill_grid v367
 echo "total ${SECONDS}s"

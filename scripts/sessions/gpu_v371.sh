@@ -7,8 +7,7 @@
 # the split classic tiles; on 1024 x 4096 (8 row tiles) slower below T = 2048.
 #   OUT=$OUT bash scripts/sessions/gpu_v371.sh      (~150 s)
 source "$(dirname "$0")/../gpu_lib.sh"
-nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
-warm 120 > /dev/null; echo "warm ${SECONDS}s"
+card_warm
 timeout 300 python scripts/bench_ab.py --path "mma_sp_ws@mma_sp:spmm_mma_sp.WS_MIN_FILL=0.0;spmm_mma_sp.WS_OVER_NARROW=True" \
   -- bench spmm --quick --tokens 128,256,512,1024,2048 --patterns 64:2:8,128:2:8,128:2:16,128:2:32 \
   --paths mma_sp,mma_sp_ws --out "$OUT" --no-plot --tag "${CARD}_v371_midT" > "$OUT/log_v371.txt" 2>&1

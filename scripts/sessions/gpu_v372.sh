@@ -6,10 +6,8 @@
 # kernels); T >= 2048 geomean 128:2:8 +1..+3%; the 64-row patterns unchanged.
 #   OUT=$OUT bash scripts/sessions/gpu_v372.sh      (~300 s)
 source "$(dirname "$0")/../gpu_lib.sh"
-nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
-warm 120 > /dev/null; echo "warm ${SECONDS}s"
-timeout 150 python -m pytest -q -m gpu -p no:cacheprovider tests/test_spmm_mma_sp.py > "$OUT/tests_mma_sp_${CARD}_v372.txt" 2>&1
-grep -E "^FAILED|passed|failed" "$OUT/tests_mma_sp_${CARD}_v372.txt" | head -8; echo "tests ${SECONDS}s"
+card_warm
+mma_sp_tests "tests_mma_sp_${CARD}_v372" 150
 timeout 330 python scripts/bench_ab.py \
   --path "mma_sp_v367@mma_sp:spmm_mma_sp.WS_MIN_FILL={128: 1.0, 64: 1.0};spmm_mma_sp.WS_OVER_NARROW=False" \
   -- bench spmm --tokens 256,512,1024,2048,8192 --patterns 64:2:8,128:2:8,64:2:16,128:2:16,128:2:32,128:2:64 \

@@ -5,8 +5,7 @@
 # v367: 128-row patterns at T >= 2048 +0.5..+2% (gate/up T = 2048 and the BERT shapes change tile), the rest even.
 #   OUT=$OUT bash scripts/sessions/gpu_v373.sh      (~380 s)
 source "$(dirname "$0")/../gpu_lib.sh"
-nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
-warm 120 > /dev/null; echo "warm ${SECONDS}s"
+card_warm
 bash "$(dirname "$0")/../gpu_profile.sh" ncu_ws_${CARD}_v373_128x128 spmm_mma_sp_ws 4096 4096 8192 128:2:8 mma_sp 2>&1 | tail -14
 grep -E "L2 Cache Throughput|L1/TEX Cache Throughput|DRAM Throughput|Achieved Occupancy|No Eligible|Registers Per|Compute \(SM\)" \
   "$OUT"/ncu_ws_*_v373_*.txt | head -12
