@@ -79,20 +79,27 @@ mma_sp_tests() {  # mma_sp_tests FILE LIMIT_S [PYTEST_ARGS...]: the mma.sp kerne
   grep -E "^FAILED|passed|failed" "$OUT/$file.txt" | head -8; echo "tests ${SECONDS}s"
 }
 
-ws_knob_ab() {  # ws_knob_ab VERSION KNOB LABEL: a ws kernel knob's tests (every ws form), memcheck of the cp.async
-  # launches (LABEL: what sanitize_spmm.py calls the knob's cases), then the tile sweep twice with and without it
-  local ver=$1 knob=$2 label=$3
+ws_knob_ab() {  # ws_knob_ab VERSION LABEL SET...: ws kernel knobs' tests (every ws form), memcheck of the cp.async
+  # launches (LABEL: what sanitize_spmm.py calls the knobs' cases), then the tile sweep twice: the classic and ws tiles,
+  # then the ws tile under each SET (NAME=INT[,NAME=INT...], the whole DEFINES of that run; compiled ahead in parallel)
+  local ver=$1 label=$2; shift 2
+  local set knobs=()
   card_warm
-  mma_sp_tests "tests_ws_${CARD}_${ver}" 150 -k "warp_specialised or every_tile"
+  for set in "$@"; do
+    timeout 90 python -m vnmsparse.cli cache warm --arch sm_90a --match spmm_mma_sp_ws $(printf -- "--define %s " ${set//,/ }) \
+      2>&1 | tail -1
+    knobs+=(defaults ${set//,/ } WS)
+  done
+  mma_sp_tests "tests_ws_${CARD}_${ver}" 200 -k "warp_specialised or every_tile"
   SANITIZE_ARGS=--cp-async-only sanitize 150; mv "$OUT/memcheck.txt" "$OUT/memcheck_cp_async_${CARD}_${ver}.txt"
   grep -c "$label" "$OUT/memcheck_cp_async_${CARD}_${ver}.txt"; echo "memcheck ${SECONDS}s"
   sweep() {  # R K T PATTERN CLASSIC WS
-    timeout 80 python scripts/tile_sweep.py "$@" "$knob=1" "$6" 2>&1 | grep -v Warn; }
+    timeout 100 python scripts/tile_sweep.py "$1" "$2" "$3" "$4" "$5" "$6" "${knobs[@]/#WS/$6}" 2>&1 | grep -v Warn; }
   { for i in 1 2; do
     sweep 4096 4096 8192 128:2:8 128,128,64,64,3 128,128,64,64,4,p4
     sweep 4096 4096 8192 128:2:16 128,128,64,64,3 128,128,64,64,4,p4
     sweep 11008 4096 2048 128:2:8 128,128,64,64,3 128,128,64,64,4,p4
     sweep 4096 4096 8192 64:2:8 64,128,32,64,3 64,256,64,64,3,p4; done; } \
-    | tee "$OUT/tile_sweep_${CARD}_${ver}.txt" | grep -E "tile|dense|$knob"
+    | tee "$OUT/tile_sweep_${CARD}_${ver}.txt"
   echo "total ${SECONDS}s"
 }

@@ -1,7 +1,8 @@
 """Time the cp.async mma.sp kernel over candidate tiles on one problem (transpose excluded).
 
 python scripts/tile_sweep.py R K T PATTERN "bm,bn,wm,wn,stages" ... [NAME=INT "bm,bn,wm,wn,stages" ...]
-NAME=INT sets a compile-time define of the kernel (spmm_mma_sp.DEFINES) for the tiles after it. A tile ending in "/x"
+NAME=INT sets a compile-time define of the kernel (spmm_mma_sp.DEFINES) for the tiles after it; "defaults" clears them
+(so that each knob set is the same DEFINES, hence the same compiled variant, as `cache warm --define` makes). A tile ending in "/x"
 takes X row-major (plain 2:4: the kernel reads X's rows, nothing transposed); one ending in ",pN" is the
 warp-specialised kernel's with N producer warps.
 """
@@ -44,6 +45,11 @@ def bench(fn, n=20):
 td = bench(dense)
 print(f"{r}x{k} T={t} {cfg}: dense {td:.1f} us")
 for spec in sys.argv[5:]:
+    if spec == "defaults":
+        K.DEFINES.clear()
+        vw = vs.pack(w, cfg)
+        print("  defaults")
+        continue
     if "=" in spec:
         name, value = spec.split("=", 1)
         K.DEFINES[name] = int(value)

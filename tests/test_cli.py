@@ -151,3 +151,28 @@ def test_cache_clear_also_forgets_autotune_choices(tmp_path, monkeypatch, capsys
     assert "autotune choices" in capsys.readouterr().out and not (tmp_path / autotune.FILE).exists()
     assert cli.main(["cache", "clear"]) == 0
     assert "autotune" not in capsys.readouterr().out
+
+
+def test_cache_warm_with_a_knob_compiles_the_matching_variants(tmp_path, monkeypatch, capsys):
+    """`cache warm --define NAME=INT --match TEXT`: the A/B runs' knob variants, compiled ahead in parallel (what a
+    kernel launched with that DEFINES entry then finds in the cache)."""
+    from vnmsparse.kernels import jit, spmm_mma_sp
+
+    monkeypatch.setenv("VNM_CACHE_DIR", str(tmp_path))
+    name = "vnm::spmm_mma_sp_ws<__half, 64, 256, 64, 64, 5, 4, true>"  # (an sm_80 variant)
+    argv = ["cache", "warm", "--arch", "sm_80", "--jobs", "1", "--match", name, "--define", "VNM_WS_BULK_B=1"]
+    assert cli.main(argv) == 0
+    assert "compiled 1 kernels for sm_80 with {'VNM_WS_BULK_B': 1}" in capsys.readouterr().out
+    entries = jit.cache_entries()
+    assert len(entries) == 1
+    # the same key as the launch path's compile of that variant with the knob: no second entry
+    jit.compile(spmm_mma_sp.SOURCE, [name], "sm_80", defines={"VNM_WS_BULK_B": 1})
+    assert len(jit.cache_entries()) == 1
+
+
+@pytest.mark.parametrize("bad", ["VNM_X", "VNM_X=a", "1X=2", "=3"])
+def test_cache_warm_bad_define_is_a_usage_error(capsys, bad):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["cache", "warm", "--define", bad])
+    assert e.value.code == 2
+    assert "--define takes NAME=INT" in capsys.readouterr().err

@@ -8,4 +8,4 @@
 # refuted if the pair's coupling (a slot refilled once both CTAs read it) costs more than the bytes save.
 #   OUT=$OUT bash scripts/sessions/gpu_v369.sh
 source "$(dirname "$0")/../gpu_lib.sh"
-ws_knob_ab v369 VNM_WS_MULTICAST "multicast"
+ws_knob_ab v369 "multicast" VNM_WS_MULTICAST=1

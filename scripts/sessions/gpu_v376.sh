@@ -8,4 +8,4 @@
 # (64 x 256) 297-302 -> 280-300; refuted if the TMA's writes load the same pipe (then v375's floor stands as counted).
 #   OUT=$OUT bash scripts/sessions/gpu_v376.sh      (~150 s)
 source "$(dirname "$0")/../gpu_lib.sh"
-ws_knob_ab v376 VNM_WS_BULK_A "bulk A"
+ws_knob_ab v376 "bulk A" VNM_WS_BULK_A=1

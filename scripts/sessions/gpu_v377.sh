@@ -9,7 +9,7 @@
 # Files: tests, memcheck, sweep, one tarball of the ncu reports' text, the grid's csv and md (6 of the 8 allowed).
 #   OUT=$OUT bash scripts/sessions/gpu_v377.sh
 source "$(dirname "$0")/../gpu_lib.sh"
-ws_knob_ab v376 VNM_WS_BULK_A "bulk A"
+ws_knob_ab v376 "bulk A" VNM_WS_BULK_A=1
 mkdir -p /tmp/ncu_v377
 OUT=/tmp/ncu_v377 bash "$(dirname "$0")/../gpu_profile.sh" \
   ncu_ws_${CARD}_v377_128x128 spmm_mma_sp_ws 4096 4096 8192 128:2:8 mma_sp \

@@ -107,11 +107,18 @@ def cmd_check(args) -> int:
     return 0 if ok else 1
 
 
+def _define(text: str) -> tuple[str, int]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.isidentifier() or not value.lstrip("-").isdigit():
+        raise argparse.ArgumentTypeError(f"--define takes NAME=INT (a C macro name and an integer), got {text!r}")
+    return name, int(value)
+
+
 def _compile_one(job):
     from vnmsparse.kernels import jit
 
-    source, name, arch = job
-    jit.compile(source, [name], arch)
+    source, name, arch, defines = job
+    jit.compile(source, [name], arch, defines=defines)
     return name
 
 
@@ -128,12 +135,14 @@ def cmd_cache(args) -> int:
 
         archs = args.arch or [jit.default_arch() if torch.cuda.is_available() else "sm_80"]
         kernels = [(spmm_mma_sp, lambda a: True), (spmm_wgmma_sp, lambda a: a == "sm_90a")]
-        jobs = [(mod.SOURCE, n, a) for a in archs for mod, wanted in kernels if wanted(a)
-                for dt in (torch.float16, torch.bfloat16) for n in mod.name_expressions(dt, arch=a)]
+        defines = dict(args.define or ())
+        jobs = [(mod.SOURCE, n, a, defines) for a in archs for mod, wanted in kernels if wanted(a)
+                for dt in (torch.float16, torch.bfloat16) for n in mod.name_expressions(dt, arch=a)
+                if args.match is None or args.match in n]
         t0 = time.perf_counter()
         with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs or os.cpu_count()) as pool:
             done = sum(1 for _ in pool.map(_compile_one, jobs))
-        print(f"compiled {done} kernels for {', '.join(archs)} in {time.perf_counter() - t0:.1f} s into {jit.cache_dir()}")
+        print(f"compiled {done} kernels for {', '.join(archs)}{f' with {defines}' if defines else ''} in {time.perf_counter() - t0:.1f} s into {jit.cache_dir()}")
         return 0
     if args.action == "ls":
         entries = jit.cache_entries()
@@ -195,6 +204,9 @@ def main(argv=None) -> int:
     p.add_argument("action", choices=["ls", "clear", "warm"], help="warm: compile every kernel variant now")
     p.add_argument("--arch", action="append", help="with warm: target such as sm_80 or sm_90a (repeatable)")
     p.add_argument("--jobs", type=int, default=None, help="with warm: parallel compiler processes")
+    p.add_argument("--define", action="append", type=_define, metavar="NAME=INT",
+                   help="with warm: a kernel knob (a modules' DEFINES entry, for A/B runs) to compile with (repeatable)")
+    p.add_argument("--match", default=None, metavar="TEXT", help="with warm: only the variants whose name contains TEXT")
     p = sub.add_parser("bench", help="benchmarks (run 'vnmsparse bench spmm --help', 'vnmsparse bench e2e --help')", add_help=False)
     p.add_argument("what", choices=["spmm", "e2e"])
     sub.add_parser("demo", help="prune MiniLM to V:N:M, pack it, compare accuracy/bytes/latency (run 'vnmsparse demo --help')",
