@@ -82,12 +82,6 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     for ws in forms if t > 64 and ws is not None and not ONLY else ():
         if ws.smem_bytes <= torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
             check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=ws), f"warp-specialised mma.sp {ws}")
-        # ... A by bulk copies (v376), the gathered rows (v378), both
-        for knobs in ("A", "B", "AB") if ws.ctas_per_sm == 2 and torch.cuda.get_device_capability() == (9, 0) else ():
-            K.DEFINES.update({f"VNM_WS_BULK_{c}": 1 for c in knobs})
-            check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=ws), f"bulk {knobs} {ws}")
-            for c in knobs:
-                del K.DEFINES[f"VNM_WS_BULK_{c}"]
     if ARGS.cp_async_only:
         check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} cp.async")
         continue

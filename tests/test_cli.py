@@ -160,13 +160,13 @@ def test_cache_warm_with_a_knob_compiles_the_matching_variants(tmp_path, monkeyp
 
     monkeypatch.setenv("VNM_CACHE_DIR", str(tmp_path))
     name = "vnm::spmm_mma_sp_ws<__half, 64, 256, 64, 64, 5, 4, true>"  # (an sm_80 variant)
-    argv = ["cache", "warm", "--arch", "sm_80", "--jobs", "1", "--match", name, "--define", "VNM_WS_BULK_B=1"]
+    argv = ["cache", "warm", "--arch", "sm_80", "--jobs", "1", "--match", name, "--define", "VNM_MMA_WS_LOOKAHEAD=2"]
     assert cli.main(argv) == 0
-    assert "compiled 1 kernels for sm_80 with {'VNM_WS_BULK_B': 1}" in capsys.readouterr().out
+    assert "compiled 1 kernels for sm_80 with {'VNM_MMA_WS_LOOKAHEAD': 2}" in capsys.readouterr().out
     entries = jit.cache_entries()
     assert len(entries) == 1
     # the same key as the launch path's compile of that variant with the knob: no second entry
-    jit.compile(spmm_mma_sp.SOURCE, [name], "sm_80", defines={"VNM_WS_BULK_B": 1})
+    jit.compile(spmm_mma_sp.SOURCE, [name], "sm_80", defines={"VNM_MMA_WS_LOOKAHEAD": 2})
     assert len(jit.cache_entries()) == 1
 
 

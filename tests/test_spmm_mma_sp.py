@@ -425,23 +425,17 @@ def test_every_tile(tile):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("form", ["", "two_ctas", "wide", "bulk_a", "bulk_b", "bulk_ab"])
+@pytest.mark.parametrize("form", ["", "two_ctas", "wide"])
 @pytest.mark.parametrize("v,m", [(64, 4), (128, 4), (64, 8), (128, 8), (64, 16), (128, 32), (128, 5), (64, 100)])
-def test_warp_specialised_tiles(v, m, form, monkeypatch):
+def test_warp_specialised_tiles(v, m, form):
     """The warp-specialised prefill kernel (opt-in path mma_sp_ws): ragged R and K, T not a
     multiple of the token tile, both dtypes, bias, and a K long enough to cycle the ring. v363, the forms whose
     consumers take the producer warpgroup's registers (setmaxnreg, sm_90a): `two_ctas`, the ring shortened to fit two
-    CTAs an SM; `wide`, 128 x 256 (8 consumer warps); `bulk_a`, two_ctas with A and its codes by bulk copies (the knob
-    VNM_WS_BULK_A, v376: ragged R's padding blocks written once); `bulk_b`, two_ctas with the gathered rows by bulk
-    copies (VNM_WS_BULK_B, v378: rows past K zeroed, the tokens past T's once); `bulk_ab`, both."""
+    CTAs an SM; `wide`, 128 x 256 (8 consumer warps)."""
     tile = K.ws_tile(v, m)
     if form:
         if torch.cuda.get_device_capability() != (9, 0):
             pytest.skip("the setmaxnreg forms need sm_90a")
-        if form.startswith("bulk_"):
-            for knob in form[5:]:
-                monkeypatch.setitem(K.DEFINES, f"VNM_WS_BULK_{knob.upper()}", 1)
-            form = "two_ctas"
         if form not in K.ws_forms(tile):
             pytest.skip(f"{tile} has no {form} form")
         tile = K.ws_forms(tile)[form]

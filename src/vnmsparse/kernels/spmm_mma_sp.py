@@ -54,10 +54,7 @@ class TileConfig:
     def smem_bytes(self) -> int:  # mirrors SmemPlan / BulkPlan in the .cu
         epilogue = self.bn * (self.bm + 8) * 2
         if not self.bulk:
-            # (the .cu's ws_b_pitch: knob VNM_WS_BULK_B pads the ws forms' gathered rows by 16 bytes; sm_90a only,
-            # elsewhere the kernel is given 4 KB it does not use)
-            pitch = self.bn + 8 if self.producers and DEFINES.get("VNM_WS_BULK_B") else self.bn
-            stage = (self.bm * 2 * KS + 4 * KS * pitch) * 2 + self.bm * KS // 2
+            stage = (self.bm * 2 * KS + 4 * KS * self.bn) * 2 + self.bm * KS // 2
             if self.producers:  # + the full and empty mbarriers after the ring / epilogue tile
                 return -(-max(self.stages * stage, epilogue) // 16) * 16 + 2 * self.stages * 8
             return max(self.stages * stage, epilogue)

@@ -24,8 +24,6 @@ namespace vnm {
 constexpr int KS = 16;         // groups per pipeline stage
 constexpr int KROWS = 4 * KS;  // gathered X^T rows (logical k) per stage: 2 mma k-steps of 32
 constexpr int BLOCK_ROWS = 16;  // rows of a block of the sm80 layout (spmm_mma_sp.BLOCK_ROWS): the smallest row tile
-constexpr int A_BLOCK_BYTES = BLOCK_ROWS * 2 * KS * 2, C_BLOCK_BYTES = BLOCK_ROWS * KS / 2;  // a block's stage
-constexpr u32 PAD_CODES_WORD = 0x44444444u;  // four padding code bytes (spmm_mma_sp._PAD_CODE_BYTE): valid metadata
 
 
 template <typename T> struct MmaSp;
@@ -47,10 +45,10 @@ VNM_MMA_SP(__nv_bfloat16, "bf16")
 // Column word used for plain 2:4 (m == 4): every group keeps columns 0, 1, 2, 3.
 constexpr u32 IDENTITY_COLUMNS = 0x03020100u;
 
-template <int BM, int BN, int STAGES, int BPITCH = BN>
+template <int BM, int BN, int STAGES>
 struct SmemPlan {
-  static constexpr int A = BM * 2 * KS;    // elements per stage
-  static constexpr int B = KROWS * BPITCH;  // elements per stage (gathered rows BPITCH apart)
+  static constexpr int A = BM * 2 * KS;  // elements per stage
+  static constexpr int B = KROWS * BN;   // elements per stage
   static constexpr int M = BM * KS / 2;  // bytes per stage
   static constexpr int PIPE = STAGES * (A + B) * 2 + STAGES * M;
   static constexpr int C_PITCH = BM + 8;  // epilogue tile [BN][BM + 8]: padding breaks bank conflicts
@@ -322,8 +320,7 @@ struct ACopies {
   static constexpr int A_CPR = 2 * KS * 2 / 16, A_CPB = BLOCK_ROWS * A_CPR, A_COPIES = BM * A_CPR;
   static constexpr int C_CPB = BLOCK_ROWS * (KS / 2) / 16, C_COPIES = BM * (KS / 2) / 16;
   static constexpr int AJ = (A_COPIES + NT - 1) / NT, CJ = (C_COPIES + NT - 1) / NT;
-  static constexpr u32 A_STEP = A_BLOCK_BYTES, C_STEP = C_BLOCK_BYTES;  // a block's bytes a step
-  static_assert(sizeof(T) == 2, "16-bit values");
+  static constexpr u32 A_STEP = BLOCK_ROWS * 2 * KS * sizeof(T), C_STEP = BLOCK_ROWS * KS / 2;  // a block's bytes a step
   static_assert(A_CPR == 4, "the A swizzle (mma_stage_frags' swizzle<4>) assumes 4 chunks per row");
   static_assert(BM % BLOCK_ROWS == 0, "a row tile of whole layout blocks");
   const char* va;
@@ -571,38 +568,14 @@ struct ConsumerSync {
 #define VNM_MMA_WS_LOOKAHEAD 4  // stages of look-ahead for the producers' column words
 #endif
 
-// Experiment knob (v376, off until measured; sm_90a): the ws producers copy A and its codes into a stage as bulk
-// copies (one 16-row block's 1 KB of A or 128 B of codes a thread, counted on the stage's full barrier by one
-// expect_tx), not as 16-byte cp.async. v375: the classic 128 x 128 tile's L1 data pipe was as busy as its tensor
-// pipe (LSU wavefronts 50.4%, tensor 50.7%), ~0.8 wavefronts a HMMA.SP of them the cp.async writes, 36% of which A's
-// and the codes'; bulk copies are the TMA unit's, and take 5 of a producer thread's ~17 copy instructions a stage.
-// Blocks past the layout (R not a multiple of the row tile) are zeros with padding codes, written once.
-#ifndef VNM_WS_BULK_A
-#define VNM_WS_BULK_A 0
-#endif
-// Experiment knob (v378, off until measured; sm_90a): the ws producers copy each gathered row of X^T (the stage's
-// BN tokens of one kept column) as one bulk copy, into rows padded by 16 bytes (conflict-free ldmatrix.trans without
-// the swizzle, as spmm_mma_sp_bulk's), not as BN / 8 16-byte cp.async. v375: of the ~0.8 L1 data-pipe wavefronts a
-// HMMA.SP that the cp.async writes cost, ~64% are B's. v2's bulk kernel lost to its one producer warp's latency (66
-// copies a stage); here 4 warps share a stage's 64 row copies, 16 each. Rows past K are zeroed by the producer, the
-// tokens past the last tile's once.
-#ifndef VNM_WS_BULK_B
-#define VNM_WS_BULK_B 0
-#endif
-
 // CTAs an SM the warp-specialised kernel plans for (TileConfig.ctas_per_sm): what shared memory holds (its ring and
 // 2 mbarriers a stage), at most 2. v363: two CTAs give a scheduler two consumer warps (a warp issues an mma.sp at most
 // every 8 cycles), as one CTA of 8 consumer warps does; their 64 x 64 warp tiles need more than the 128 / 168 registers
 // a thread that 2 x 8 / 12 warps get at entry, so on sm_90a the producer warpgroup(s) give their share to the
 // consumer ones (setmaxnreg: WS_PRODUCER_REGS, and the rest): such tiles need whole warpgroups of each.
-// The ws kernel's gathered rows: swizzled BN elements apart, or (VNM_WS_BULK_B) padded to BN + 8.
-template <int BN>
-constexpr int ws_b_pitch() {
-  return VNM_HAS_SETMAXNREG && VNM_WS_BULK_B ? BN + 8 : BN;
-}
 template <int BM, int BN, int STAGES>
 constexpr int ws_planned_ctas() {
-  const int by_smem = ctas_by_smem((SmemPlan<BM, BN, STAGES, ws_b_pitch<BN>()>::BYTES + 15) / 16 * 16 + 16 * STAGES);
+  const int by_smem = ctas_by_smem((SmemPlan<BM, BN, STAGES>::BYTES + 15) / 16 * 16 + 16 * STAGES);
   return by_smem > 2 ? 2 : by_smem > 1 ? by_smem : 1;
 }
 constexpr int WS_PRODUCER_REGS = 40;
@@ -625,7 +598,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
   constexpr int TPR = B_CPR;                              // producer threads per gathered row
   constexpr int RPT = KROWS * TPR / NP;                   // gathered rows per producer thread and stage
   constexpr int LOOKAHEAD = VNM_MMA_WS_LOOKAHEAD;
-  using Plan = SmemPlan<BM, BN, STAGES, ws_b_pitch<BN>()>;
+  using Plan = SmemPlan<BM, BN, STAGES>;
   static_assert(KROWS * TPR % NP == 0 && (NP / TPR) % 4 == 0, "rows split evenly over producers");
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
   static_assert(LOOKAHEAD >= 1 && LOOKAHEAD <= 8, "column-word look-ahead of 1..8 stages");
@@ -641,44 +614,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
   const int tid = threadIdx.x;
   const int row0 = blockIdx.x * BM, tok0 = blockIdx.y * BN;
   const int nsteps = Gp / KS;
-#if VNM_HAS_SETMAXNREG  // (bulk copies: sm_90)
-  constexpr bool BULK_A = VNM_WS_BULK_A, BULK_B = VNM_WS_BULK_B;
-#else
-  constexpr bool BULK_A = false, BULK_B = false;
-#endif
-  // A producer thread arrives on a stage's full barrier once for its cp.async copies (when they land) and once, with
-  // the bytes it expects, for its bulk copies (before it issues them).
-  constexpr bool CP_ASYNC = !(BULK_A && BULK_B), BULK = BULK_A || BULK_B;
-  static_assert(!BULK_B || KROWS % PW == 0 && KROWS / PW <= 32, "a bulk row copy a lane");
-  const u32 tile_bytes = max(0, min(BN, ntok_load - tok0)) * sizeof(T);  // (BULK_B) a gathered row's bytes
-  // the layout's 16-row blocks in this row tile
-  const int blocks = min(BM / BLOCK_ROWS, (R + BLOCK_ROWS - 1) / BLOCK_ROWS - row0 / BLOCK_ROWS);
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], NP * (CP_ASYNC + BULK));  // every producer thread, once its copies of the stage landed
+      mbar_init(&full[s], NP);     // every producer thread, once its copies of the stage landed
       mbar_init(&empty[s], NCW);   // every consumer warp, once it read the stage
-    }
-#if VNM_HAS_SETMAXNREG
-    if constexpr (BULK) mbar_init_fence();  // (the bulk copies' complete_tx: the async proxy sees the inits)
-#endif
-  }
-  if constexpr (BULK_A) {  // the row tile's blocks past the layout, in every stage: zeros, padding codes
-    constexpr int A16 = A_BLOCK_BYTES / 16, C16 = C_BLOCK_BYTES / 16;
-    const int pad = BM / BLOCK_ROWS - blocks, per_stage = pad * (A16 + C16);
-    for (int i = tid; i < STAGES * per_stage; i += NC + NP) {
-      const int s = i / per_stage, j = i % per_stage;
-      uint4* dst = j < pad * A16
-                       ? reinterpret_cast<uint4*>(reinterpret_cast<char*>(sA + s * Plan::A) + blocks * A_BLOCK_BYTES) + j
-                       : reinterpret_cast<uint4*>(sM + s * Plan::M + blocks * C_BLOCK_BYTES) + (j - pad * A16);
-      const u32 fill = j < pad * A16 ? 0u : PAD_CODES_WORD;
-      *dst = make_uint4(fill, fill, fill, fill);
-    }
-  }
-  if constexpr (BULK_B) {  // the tokens past the last token tile's, in every stage's rows: zeros (the copies stop short)
-    const int c0 = tile_bytes / 16, per_stage = KROWS * (BN / 8 - c0);
-    for (int i = tid; i < STAGES * per_stage; i += NC + NP) {
-      const int s = i / per_stage, j = i % per_stage, row = j / (BN / 8 - c0), c = c0 + j % (BN / 8 - c0);
-      reinterpret_cast<uint4*>(sB + s * Plan::B + row * Plan::B / KROWS)[c] = make_uint4(0, 0, 0, 0);
     }
   }
   grid_dependency_wait();  // launched with PDL: X^T and the output are the previous kernels' until here
@@ -703,13 +642,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
     // Row kr = kr0 + KR_STEP j of every stage (group kr / 4, kept column kr % 4 of that group: the same byte of
     // each column word), chunk c of it.
     constexpr int KR_STEP = NP / TPR;
-    const int kr0 = ptid / TPR, c = ptid % TPR, lane = tid & 31, pw = ptid / 32;
-    // (BULK_B) Row kr_b of every stage is lane kr_b / PW's of producer warp kr_b % PW: a warp's bulk copies (its lanes'
-    // in turn) and column words spread evenly. The lanes past KROWS / PW have none.
-    const bool b_lane = lane < KROWS / PW;
-    const int kr_b = b_lane ? pw + PW * lane : 0, kr_w = BULK_B ? kr_b : kr0;  // kr_w: the row of its column words
-    const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp + kr_w / 4 : nullptr;
-    const u32 col_byte = 0x4440u | (kr_w & 3);  // __byte_perm selector: that byte, zero-extended
+    const int kr0 = ptid / TPR, c = ptid % TPR;
+    const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp + kr0 / 4 : nullptr;
+    const u32 col_byte = 0x4440u | (kr0 & 3);  // __byte_perm selector: that byte, zero-extended
     // As spmm_mma_sp's copies (v349): the source is one multiply-add onto a per-thread pointer made opaque, a
     // zero-filled copy's offset 0 (inside X); the destination by BDest. v350: the producer's loop was 276
     // instructions a stage (~18 a copy), its warp sharing a scheduler with a consumer warp's 178 against 512 cycles
@@ -722,8 +657,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
     const ACopies<T, BM, NP> a_copies(values, meta, row0, R, nsteps, ptid);
     // With TPR >= 8 a warp's rows of one copy lie in one group, so its rows' words differ only by
     // j: lane j holds word j and the others read it by shuffle (1 register per slot, not RPT).
-    constexpr bool SHUFFLED = !BULK_B && TPR >= 8 && RPT <= 32;
-    constexpr int WPT = SHUFFLED || BULK_B ? 1 : RPT;  // column words per thread and look-ahead slot
+    constexpr bool SHUFFLED = TPR >= 8 && RPT <= 32;
+    constexpr int WPT = SHUFFLED ? 1 : RPT;  // column words per thread and look-ahead slot
+    const int lane = tid & 31;
     auto column_word = [&](int step, int j) -> u32 {
       if (SHUFFLED) j = lane % RPT;
       return (HAS_COLS && step < nsteps) ? __ldg(colrow + step * KS + j * (KR_STEP / 4)) : IDENTITY_COLUMNS;
@@ -737,56 +673,17 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
     for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
       const int s = it % STAGES;
       if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
-#if VNM_HAS_SETMAXNREG
-      if constexpr (BULK) {
-        // A's blocks, then the codes' (BULK_A), a copy a lane over the producer warps in turn, and a gathered row a
-        // lane (BULK_B): a bulk copy takes uniform operands, so a warp's lanes issue theirs one after another and the
-        // warps share them. Each thread arrives with the bytes it expects before it issues its copies, so the phase
-        // cannot complete while a copy is outstanding.
-        const int i = pw + PW * lane;
-        const bool a_copy = BULK_A && i < 2 * blocks, is_a = i < blocks;
-        const int b = is_a ? i : i - blocks;
-        u32 k = 0, bytes = a_copy ? (is_a ? A_BLOCK_BYTES : C_BLOCK_BYTES) : 0;
-        bool b_copy = false;
-        if constexpr (BULK_B) {
-          if (b_lane) {
-            k = static_cast<u32>(it * KS + kr_b / 4) * m + __byte_perm(wq[q][0], 0, col_byte);
-            b_copy = k < static_cast<u32>(K) && tile_bytes > 0;
-            if (b_copy) {
-              bytes += tile_bytes;
-            } else {  // past K: zeros, since stale NaNs times zero weights would poison real outputs
-              uint4* row = reinterpret_cast<uint4*>(sB + s * Plan::B + kr_b * (Plan::B / KROWS));
-#pragma unroll 1
-              for (u32 c16 = 0; c16 < tile_bytes / 16; ++c16) row[c16] = make_uint4(0, 0, 0, 0);
-            }
-          }
-        }
-        mbar_arrive_expect_tx(&full[s], bytes);
-        if (a_copy) {
-          const size_t at = static_cast<size_t>(b) * nsteps + it;
-          bulk_copy(is_a ? reinterpret_cast<char*>(sA + s * Plan::A) + b * A_BLOCK_BYTES
-                         : reinterpret_cast<char*>(sM + s * Plan::M) + b * C_BLOCK_BYTES,
-                    is_a ? a_copies.va + at * A_BLOCK_BYTES : a_copies.vc + at * C_BLOCK_BYTES,
-                    is_a ? A_BLOCK_BYTES : C_BLOCK_BYTES, &full[s]);
-        }
-        if (b_copy)
-          bulk_copy(sB + s * Plan::B + kr_b * (Plan::B / KROWS), xt + static_cast<size_t>(k) * ldx + tok0, tile_bytes,
-                    &full[s]);
-      }
-#endif
-      if constexpr (!BULK_A) a_copies.load(sA + s * Plan::A, sM + s * Plan::M, it, ptid);
-      if constexpr (!BULK_B) {
-        const u32 stage = s * (Plan::B * sizeof(T));
-        const u32 k0 = static_cast<u32>(it * KS + kr0 / 4) * m;  // row kr0's group's first column
+      a_copies.load(sA + s * Plan::A, sM + s * Plan::M, it, ptid);
+      const u32 stage = s * (Plan::B * sizeof(T));
+      const u32 k0 = static_cast<u32>(it * KS + kr0 / 4) * m;  // row kr0's group's first column
 #pragma unroll
-        for (int j = 0; j < RPT; ++j) {
-          const u32 word = SHUFFLED ? __shfl_sync(0xffffffffu, wq[q][0], j) : wq[q][j];
-          const u32 k = k0 + j * (KR_STEP / 4) * m + __byte_perm(word, 0, col_byte);
-          const bool ok = tok_ok && k < static_cast<u32>(K);
-          cp_async16(b_dest.at(j, stage), xcol + mul_wide(ok ? k : 0, ldx_bytes), ok);
-        }
+      for (int j = 0; j < RPT; ++j) {
+        const u32 word = SHUFFLED ? __shfl_sync(0xffffffffu, wq[q][0], j) : wq[q][j];
+        const u32 k = k0 + j * (KR_STEP / 4) * m + __byte_perm(word, 0, col_byte);
+        const bool ok = tok_ok && k < static_cast<u32>(K);
+        cp_async16(b_dest.at(j, stage), xcol + mul_wide(ok ? k : 0, ldx_bytes), ok);
       }
-      if constexpr (CP_ASYNC) cp_async_mbar_arrive_noinc(&full[s]);
+      cp_async_mbar_arrive_noinc(&full[s]);
 #pragma unroll
       for (int j = 0; j < WPT; ++j) wq[q][j] = column_word(it + LOOKAHEAD, j);
     });
@@ -800,7 +697,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
   float acc[MT][NTILES][4];
   zero(acc);
   // (v350: the addresses kept, as spmm_mma_sp's: the consumer's loop 178 -> 148 instructions a stage)
-  const StageMath<T, WM, WN, StageB<T, WN, BN, ws_b_pitch<BN>(), !BULK_B, false>, Plan> math(sA, sB, wm, wn, lane);
+  const StageMath<T, WM, WN, StageB<T, WN, BN, BN, true, false>, Plan> math(sA, sB, wm, wn, lane);
 #pragma unroll 1
   for (int it = 0; it < nsteps; ++it) {
     const int s = it % STAGES;
