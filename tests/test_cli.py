@@ -176,3 +176,9 @@ def test_cache_warm_bad_define_is_a_usage_error(capsys, bad):
         cli.main(["cache", "warm", "--define", bad])
     assert e.value.code == 2
     assert "--define takes NAME=INT" in capsys.readouterr().err
+
+
+def test_cache_warm_match_of_nothing_is_an_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("VNM_CACHE_DIR", str(tmp_path))
+    assert cli.main(["cache", "warm", "--arch", "sm_80", "--match", "no_such_kernel"]) == 1
+    assert "no kernel variant for sm_80 has a name containing 'no_such_kernel'" in capsys.readouterr().err

@@ -139,6 +139,9 @@ def cmd_cache(args) -> int:
         jobs = [(mod.SOURCE, n, a, defines) for a in archs for mod, wanted in kernels if wanted(a)
                 for dt in (torch.float16, torch.bfloat16) for n in mod.name_expressions(dt, arch=a)
                 if args.match is None or args.match in n]
+        if not jobs:
+            print(f"no kernel variant for {', '.join(archs)} has a name containing {args.match!r}", file=sys.stderr)
+            return 1
         t0 = time.perf_counter()
         with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs or os.cpu_count()) as pool:
             done = sum(1 for _ in pool.map(_compile_one, jobs))
@@ -205,7 +208,7 @@ def main(argv=None) -> int:
     p.add_argument("--arch", action="append", help="with warm: target such as sm_80 or sm_90a (repeatable)")
     p.add_argument("--jobs", type=int, default=None, help="with warm: parallel compiler processes")
     p.add_argument("--define", action="append", type=_define, metavar="NAME=INT",
-                   help="with warm: a kernel knob (a modules' DEFINES entry, for A/B runs) to compile with (repeatable)")
+                   help="with warm: a kernel knob (a kernel module's DEFINES entry, for A/B runs) to compile with (repeatable)")
     p.add_argument("--match", default=None, metavar="TEXT", help="with warm: only the variants whose name contains TEXT")
     p = sub.add_parser("bench", help="benchmarks (run 'vnmsparse bench spmm --help', 'vnmsparse bench e2e --help')", add_help=False)
     p.add_argument("what", choices=["spmm", "e2e"])
