@@ -45,14 +45,12 @@ def bench(fn, n=20):
 td = bench(dense)
 print(f"{r}x{k} T={t} {cfg}: dense {td:.1f} us")
 for spec in sys.argv[5:]:
-    if spec == "defaults":
-        K.DEFINES.clear()
-        vw = vs.pack(w, cfg)
-        print("  defaults")
-        continue
-    if "=" in spec:
-        name, value = spec.split("=", 1)
-        K.DEFINES[name] = int(value)
+    if spec == "defaults" or "=" in spec:
+        if spec == "defaults":
+            K.DEFINES.clear()
+        else:
+            name, value = spec.split("=", 1)
+            K.DEFINES[name] = int(value)
         vw = vs.pack(w, cfg)  # (layouts built afresh: a knob may change what they hold)
         print(f"  {spec}")
         continue
