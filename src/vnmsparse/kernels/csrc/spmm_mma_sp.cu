@@ -564,6 +564,13 @@ struct ConsumerSync {
   }
 };
 
+// Experiment knob, what bounds the ws form's main loop (results are wrong for 1-3; scripts/tile_sweep.py times them):
+// 1 the consumers' loop alone (no copies, no barriers: ldmatrix and mma.sp on whatever the ring holds), 2 its mma.sp
+// alone (stage 0's fragments held in registers), 3 the producers alone (copies and barriers, no math).
+#ifndef VNM_WS_PROBE
+#define VNM_WS_PROBE 0
+#endif
+
 #ifndef VNM_MMA_WS_LOOKAHEAD
 #define VNM_MMA_WS_LOOKAHEAD 4  // stages of look-ahead for the producers' column words
 #endif
@@ -638,6 +645,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
 #endif
   if (tid >= NC) {
     // ---------------------------------------------------------------- producer warps
+    if (VNM_WS_PROBE == 1 || VNM_WS_PROBE == 2) return;
     const int ptid = tid - NC;
     // Row kr = kr0 + KR_STEP j of every stage (group kr / 4, kept column kr % 4 of that group: the same byte of
     // each column word), chunk c of it.
@@ -698,13 +706,29 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
   zero(acc);
   // (v350: the addresses kept, as spmm_mma_sp's: the consumer's loop 178 -> 148 instructions a stage)
   const StageMath<T, WM, WN, StageB<T, WN, BN, BN, true, false>, Plan> math(sA, sB, wm, wn, lane);
+  if constexpr (VNM_WS_PROBE == 2) {
+    StepFrags<T, WM, WN> f;
+    u32 bq[NTILES][4];
+    f.load_a_at(0, math.a_at[0], sM, wm, lane);
+#pragma unroll
+    for (int ni = 0; ni < NTILES; ++ni) ldmatrix_x4_trans(bq[ni], math.b_at[ni]);
 #pragma unroll 1
-  for (int it = 0; it < nsteps; ++it) {
-    const int s = it % STAGES;
-    mbar_wait(&full[s], (it / STAGES) & 1);
-    math.run(acc, s, sM, wm, lane);
-    __syncwarp();  // every lane's fragments of the stage are in registers
-    if (lane == 0) mbar_arrive(&empty[s]);
+    for (int it = 0; it < nsteps; ++it)
+#pragma unroll
+      for (int s = 0; s < 2; ++s)
+        f.run(acc, s, [&](int, int ni, u32 (&bf)[4]) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) bf[e] = bq[ni][e];
+        });
+  } else {
+#pragma unroll 1
+    for (int it = 0; it < nsteps; ++it) {
+      const int s = it % STAGES;
+      if (VNM_WS_PROBE == 0 || VNM_WS_PROBE == 3) mbar_wait(&full[s], (it / STAGES) & 1);
+      if (VNM_WS_PROBE != 3 || ntok < 0) math.run(acc, s, sM, wm, lane);  // (3: kept, else the producers spill)
+      __syncwarp();  // every lane's fragments of the stage are in registers
+      if (lane == 0 && (VNM_WS_PROBE == 0 || VNM_WS_PROBE == 3)) mbar_arrive(&empty[s]);
+    }
   }
   named_barrier_sync(1, NC);  // every consumer is done with the ring: the epilogue reuses it
   epilogue<T, BM, BN, WM, WN, NC, false>(acc, smem, bias, y, partial, row0, tok0, R, ntok, wm, wn, tid,
