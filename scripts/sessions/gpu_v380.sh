@@ -2,7 +2,8 @@
 # v380, in two calls on one warm machine. PART=1 (any card): what bounds the ws form's main loop (VNM_WS_PROBE 1-3 beside
 # the form, 4096^2 x 8192 128:2:8 and 128:2:16, X^T given, two turns), then on an H200 issue 3's checks: the mma.sp
 # kernel file's GPU tests, memcheck and racecheck of the cp.async launches, the decode grid (T <= 64, every shape).
-# PART=2 (H200 only): issue 3's prefill grid (T = 2048, 4096, 8192: the Spatha points at 4096), mma_sp and cuSPARSELt.
+# PART=2 (H200 only): issue 3's prefill grid (T = 2048, 4096, 8192: the Spatha points at 4096), mma_sp (and on X^T
+# given, Spatha's terms) and cuSPARSELt.
 # Predicted (H100, 128:2:8; the form ~235 us = 0.61 of one HMMA.SP every 8 cycles a scheduler): 1, the consumers' loop
 # alone, 205-225 us (v17's shared-memory-fed ceiling ~0.74 of the register one); 2, its mma.sp alone, 160-175 us
 # (~0.87 of the pipe with two warps a scheduler, performance.md); 3, the producers alone, 190-240 us (1.68 GB from L2
@@ -37,7 +38,7 @@ if [ "${PART:-1}" = 1 ]; then
 else
   [ "$CARD" = h200 ] || { echo "card: ${CARD:-none}, not an H200: nothing run"; exit 0; }
   left=$((${END:-560} - SECONDS))
-  timeout $left python -m vnmsparse.cli bench spmm --out "$OUT" --tokens 2048,4096,8192 --paths mma_sp,cslt \
+  timeout $left python -m vnmsparse.cli bench spmm --out "$OUT" --tokens 2048,4096,8192 --paths mma_sp,mma_sp_xt,cslt \
     --budget-seconds $((left - 40)) --tag "${CARD}_v380_prefill" --no-plot > /dev/null 2>&1
   echo "prefill grid exit $? ${SECONDS}s"; grep -E "^Measured" "$OUT/spmm_${CARD}_v380_prefill.md"
   sed -n '/^## Geometric/,/^## Issue/p' "$OUT/spmm_${CARD}_v380_prefill.md" | grep "^|" | head -14
