@@ -9,7 +9,7 @@
 # 1, the consumers' loop alone, 205-225 us (v17's shared-memory-fed ceiling ~0.74 of the register one); 2, its mma.sp
 # alone, 160-175 us (~0.87 of the pipe with two warps a scheduler, performance.md); 3, the producers alone, 190-240 us
 # (1.68 GB from L2 at 7-8.6 TB/s): if 1 and 3 both come near the form's time, the loop and the copies bound it together.
-#   OUT=$OUT PART=1 bash scripts/sessions/gpu_v380.sh   (H100 ~80 s; H200 ~545 s)
+#   OUT=$OUT PART=1 bash scripts/sessions/gpu_v380.sh   (H100 ~80 s; H200 ~430 s)
 #   OUT=$OUT PART=2 bash scripts/sessions/gpu_v380.sh   (H200 ~300 s)
 source "$(dirname "$0")/../gpu_lib.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
@@ -36,9 +36,9 @@ if [ "${PART:-1}" = 1 ]; then
   warm 150 > /dev/null; echo "warm ${SECONDS}s"
   mma_sp_tests "tests_mma_sp_${CARD}_v380" 130
   SANITIZE_ARGS=--cp-async-only sanitize 80; mv "$OUT/memcheck.txt" "$OUT/memcheck_cp_async_${CARD}_v380.txt"
-  grid decode 1,8,32,64 mma_sp,cslt $((SECONDS + 65))
+  grid decode 1,8,32,64 mma_sp,cslt $((SECONDS + 55))
   sed -n '/^## Issue/,$p' "$OUT/spmm_${CARD}_v380_decode.md" | grep "decode" | head -4
-  grid prefill 2048,4096,8192 mma_sp,cslt ${END:-545}
+  grid prefill 2048,4096,8192 mma_sp,cslt ${END:-430}
   sed -n '/^## Geometric/,/^## Issue/p' "$OUT/spmm_${CARD}_v380_prefill.md" | grep "^|" | head -14
 else
   [ "$CARD" = h200 ] || { echo "card: ${CARD:-none}, not an H200: nothing run"; exit 0; }
