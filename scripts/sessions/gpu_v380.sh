@@ -18,8 +18,9 @@ probes() {
     timeout 90 python -m vnmsparse.cli cache warm --arch sm_90a --match "spmm_mma_sp_ws<__nv_bfloat16, 128, 128, 64, 64, 4, 4" \
       --define VNM_WS_PROBE=$p > /dev/null 2>&1 &
   done; wait; echo "probes compiled ${SECONDS}s"
+  # (128 x 256, one CTA an SM: do its producers alone fall to ~160 us at 128:2:8, A read once per 256 tokens?)
   local specs=(128,128,64,64,4,p4 VNM_WS_PROBE=1 128,128,64,64,4,p4 VNM_WS_PROBE=2 128,128,64,64,4,p4
-               VNM_WS_PROBE=3 128,128,64,64,4,p4 defaults 128,128,64,64,4,p4)
+               VNM_WS_PROBE=3 128,128,64,64,4,p4 128,256,64,64,3,p4 defaults 128,128,64,64,4,p4 128,256,64,64,3,p4)
   { for i in 1 2; do for pat in 128:2:8 128:2:16; do
       timeout 100 python scripts/tile_sweep.py 4096 4096 8192 $pat "${specs[@]}" 2>&1 | grep -v Warn; done; done; } \
     | tee "$OUT/tile_sweep_probe_${CARD}_v380.txt"
