@@ -59,18 +59,27 @@ tested_ab() {  # tested_ab VERSION KEYWORD TAG BENCH_AB_ARGS...: the wgmma GPU t
   echo "bench exit $? ${SECONDS}s"
 }
 
+grid() {  # grid TAG TOKENS PATHS END [BENCH_ARGS...]: `bench spmm` into spmm_CARD_TAG.* with the time left before END
+  local tag=$1 tokens=$2 paths=$3 left=$(($4 - SECONDS)); shift 4
+  timeout $left python -m vnmsparse.cli bench spmm --out "$OUT" --tokens "$tokens" --paths "$paths" \
+    --budget-seconds $((left - 30)) --tag "${CARD}_$tag" --no-plot "$@" > /dev/null 2>&1
+  echo "$tag grid exit $? ${SECONDS}s"; grep -E "^Measured" "$OUT/spmm_${CARD}_$tag.md"
+}
+
 prefill_grid() {  # prefill_grid VERSION: issue 3's grid (T >= 2048, mma_sp and cuSPARSELt) with the time left before
   # END (default 570 s) into spmm_CARD_VERSION_prefill.*, its geometric means here
-  local left=$((${END:-570} - SECONDS))
-  timeout $left python -m vnmsparse.cli bench spmm --out "$OUT" --tokens 2048,8192 --paths mma_sp,cslt \
-    --budget-seconds $((left - 30)) --tag "${CARD}_$1_prefill" --no-plot > /dev/null 2>&1
-  echo "bench exit $? ${SECONDS}s"
+  grid "$1_prefill" 2048,8192 mma_sp,cslt ${END:-570}
   sed -n '/^## Geometric/,/^## Issue/p' "$OUT/spmm_${CARD}_$1_prefill.md" | grep "^|" | head -14
 }
 
-card_warm() {  # the card's name, clock and power limit, then every kernel variant compiled (warm)
+card_warm() {  # card_warm [LIMIT_S]: the card's name, clock and power limit, then every kernel variant compiled (warm)
   nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
-  warm 120 > /dev/null; echo "warm ${SECONDS}s"
+  warm "${1:-120}" > /dev/null; echo "warm ${SECONDS}s"
+}
+
+warm_knob() {  # warm_knob MATCH SET: the kernel variants whose names contain MATCH compiled with the knob set SET
+  # (NAME=INT[,NAME=INT...]: the whole DEFINES of the runs that use them) ahead of those runs
+  timeout 90 python -m vnmsparse.cli cache warm --arch sm_90a --match "$1" $(printf -- "--define %s " ${2//,/ }) 2>&1 | tail -1
 }
 
 mma_sp_tests() {  # mma_sp_tests FILE LIMIT_S [PYTEST_ARGS...]: the mma.sp kernel file's GPU tests into $OUT/FILE.txt
@@ -86,8 +95,7 @@ ws_knob_ab() {  # ws_knob_ab VERSION LABEL SET...: ws kernel knobs' tests (every
   local set knobs=()
   card_warm
   for set in "$@"; do
-    timeout 90 python -m vnmsparse.cli cache warm --arch sm_90a --match spmm_mma_sp_ws $(printf -- "--define %s " ${set//,/ }) \
-      2>&1 | tail -1
+    warm_knob spmm_mma_sp_ws "$set"
     knobs+=(defaults ${set//,/ } WS)
   done
   mma_sp_tests "tests_ws_${CARD}_${ver}" 200 -k "warp_specialised or every_tile"

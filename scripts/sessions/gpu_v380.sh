@@ -14,10 +14,8 @@
 source "$(dirname "$0")/../gpu_lib.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 probes() {
-  for p in 1 2 3; do
-    timeout 90 python -m vnmsparse.cli cache warm --arch sm_90a --match "spmm_mma_sp_ws<__nv_bfloat16, 128, 128, 64, 64, 4, 4" \
-      --define VNM_WS_PROBE=$p > /dev/null 2>&1 &
-  done; wait; echo "probes compiled ${SECONDS}s"
+  for p in 1 2 3; do warm_knob "spmm_mma_sp_ws<__nv_bfloat16, 128, 128, 64, 64, 4, 4" VNM_WS_PROBE=$p > /dev/null & done
+  wait; echo "probes compiled ${SECONDS}s"
   # (128 x 256, one CTA an SM: do its producers alone fall to ~160 us at 128:2:8, A read once per 256 tokens?)
   local specs=(128,128,64,64,4,p4 VNM_WS_PROBE=1 128,128,64,64,4,p4 VNM_WS_PROBE=2 128,128,64,64,4,p4
                VNM_WS_PROBE=3 128,128,64,64,4,p4 128,256,64,64,3,p4 defaults 128,128,64,64,4,p4 128,256,64,64,3,p4)
@@ -26,20 +24,14 @@ probes() {
     | tee "$OUT/tile_sweep_probe_${CARD}_v380.txt"
   echo "probes ${SECONDS}s"
 }
-grid() {  # grid NAME TOKENS PATHS END [ARGS...]: bench spmm into spmm_CARD_v380_NAME.*, with the time left before END
-  local name=$1 tokens=$2 paths=$3 left=$(($4 - SECONDS)); shift 4
-  timeout $left python -m vnmsparse.cli bench spmm --out "$OUT" --tokens "$tokens" --paths "$paths" \
-    --budget-seconds $((left - 30)) --tag "${CARD}_v380_$name" --no-plot "$@" > /dev/null 2>&1
-  echo "$name grid exit $? ${SECONDS}s"; grep -E "^Measured" "$OUT/spmm_${CARD}_v380_$name.md"
-}
 if [ "${PART:-1}" = 1 ]; then
   [ "$CARD" = h200 ] || { probes; echo "card: ${CARD:-none}, not an H200: issue 3's checks not run"; exit 0; }
   warm 150 > /dev/null; echo "warm ${SECONDS}s"
   mma_sp_tests "tests_mma_sp_${CARD}_v380" 130
   SANITIZE_ARGS=--cp-async-only sanitize 80; mv "$OUT/memcheck.txt" "$OUT/memcheck_cp_async_${CARD}_v380.txt"
-  grid decode 1,8,32,64 mma_sp,cslt $((SECONDS + 55))
+  grid v380_decode 1,8,32,64 mma_sp,cslt $((SECONDS + 55))
   sed -n '/^## Issue/,$p' "$OUT/spmm_${CARD}_v380_decode.md" | grep "decode" | head -4
-  grid prefill 2048,4096,8192 mma_sp,cslt ${END:-430}
+  grid v380_prefill 2048,4096,8192 mma_sp,cslt ${END:-430}
   sed -n '/^## Geometric/,/^## Issue/p' "$OUT/spmm_${CARD}_v380_prefill.md" | grep "^|" | head -14
 else
   [ "$CARD" = h200 ] || { echo "card: ${CARD:-none}, not an H200: nothing run"; exit 0; }
@@ -47,7 +39,7 @@ else
   SANITIZE_ARGS=--cp-async-only sanitize 150 racecheck
   mv "$OUT/racecheck.txt" "$OUT/racecheck_cp_async_${CARD}_v380.txt"
   grep -cE "rel err" "$OUT/racecheck_cp_async_${CARD}_v380.txt"; tail -1 "$OUT/racecheck_cp_async_${CARD}_v380.txt"
-  grid spatha 4096,8192 mma_sp_xt ${END:-560} --shapes bert.ffn1,bert.ffn2,llama7b.qkvo,8192x8192
+  grid v380_spatha 4096,8192 mma_sp_xt ${END:-560} --shapes bert.ffn1,bert.ffn2,llama7b.qkvo,8192x8192
   sed -n '/^## Against the original Spatha/,/^## /p' "$OUT/spmm_${CARD}_v380_spatha.md" | grep "^|" | head -30
 fi
 echo "total ${SECONDS}s"

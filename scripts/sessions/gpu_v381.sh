@@ -4,16 +4,14 @@
 # issue 3's decode grid (T <= 64, every shape) on the current route (the last was v352's).
 #   OUT=$OUT bash scripts/sessions/gpu_v381.sh      (H200 ~330 s, H100 ~90 s)
 source "$(dirname "$0")/../gpu_lib.sh"
-nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 if [ "$CARD" = h200 ]; then
-  warm 120 > /dev/null; echo "warm ${SECONDS}s"
+  card_warm 120
   mma_sp_tests "tests_mma_sp_${CARD}_v381" 120
   SANITIZE_ARGS=--cp-async-only sanitize 70; mv "$OUT/memcheck.txt" "$OUT/memcheck_cp_async_${CARD}_v381.txt"
   END=${END:-330} prefill_grid v381
 else
-  timeout 100 python -m vnmsparse.cli bench spmm --out "$OUT" --tokens 1,8,32,64 --paths mma_sp,cslt \
-    --budget-seconds 75 --tag "${CARD}_v381_decode" --no-plot > /dev/null 2>&1
-  echo "decode grid exit $? ${SECONDS}s"; grep -E "^Measured" "$OUT/spmm_${CARD}_v381_decode.md"
+  nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
+  grid v381_decode 1,8,32,64 mma_sp,cslt 100
   sed -n '/^## Issue/,$p' "$OUT/spmm_${CARD}_v381_decode.md" | grep "decode" | head -4
 fi
 echo "total ${SECONDS}s"
