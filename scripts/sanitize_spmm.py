@@ -80,8 +80,13 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     ws = K.ws_tile(cfg.v, cfg.m)  # the warp-specialised cp.async kernel, and its setmaxnreg forms on sm_90a (v363)
     forms = [ws, *K.ws_forms(ws).values()] if ws is not None and torch.cuda.get_device_capability() == (9, 0) else [ws]
     for ws in forms if t > 64 and ws is not None and not ONLY else ():
+        if ws.persistent and cfg.m == 4:  # (gathered weights only)
+            continue
         if ws.smem_bytes <= torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
+            sms = K._sms  # the persistent form on a grid of 2 CTAs: each strides over several tiles
+            K._sms = (lambda index: 2) if ws.persistent else sms
             check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=ws), f"warp-specialised mma.sp {ws}")
+            K._sms = sms
     if ARGS.cp_async_only:
         check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} cp.async")
         continue

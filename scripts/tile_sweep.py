@@ -4,7 +4,7 @@ python scripts/tile_sweep.py R K T PATTERN "bm,bn,wm,wn,stages" ... [NAME=INT "b
 NAME=INT sets a compile-time define of the kernel (spmm_mma_sp.DEFINES) for the tiles after it; "defaults" clears them
 (so that each knob set is the same DEFINES, hence the same compiled variant, as `cache warm --define` makes). A tile ending in "/x"
 takes X row-major (plain 2:4: the kernel reads X's rows, nothing transposed); one ending in ",pN" is the
-warp-specialised kernel's with N producer warps.
+warp-specialised kernel's with N producer warps, ",pNP" its persistent form.
 """
 import sys
 
@@ -55,8 +55,8 @@ for spec in sys.argv[5:]:
         print(f"  {spec}")
         continue
     dims = spec.removesuffix("/x").split(",")
-    producers = int(dims.pop()[1:]) if dims[-1].startswith("p") else 0
-    tile = K.TileConfig(*(int(a) for a in dims), producers=producers)
+    last = dims.pop() if dims[-1].startswith("p") else "p0"
+    tile = K.TileConfig(*(int(a) for a in dims), producers=int(last[1:].removesuffix("P")), persistent=last.endswith("P"))
     xin = x if spec.endswith("/x") else xt
     fn = lambda: K.spmm_sm80(xin, *K.layout_of(vw), None, r, k, cfg.v, cfg.m, tile=tile)
     y = fn()

@@ -5,6 +5,7 @@ time). GPU (marked, skipped without CUDA): correctness over T, ragged R/K, every
 every tile, split-K, feature-major input, CUDA graphs, torch.compile, opcheck, bad inputs.
 """
 
+import dataclasses
 import itertools
 
 import pytest
@@ -38,6 +39,9 @@ def test_every_variant_compiles(arch, dtype, tmp_path, monkeypatch):
             res = resources[tile.name(dtype, cols, split, xrow)]
             assert res.spills == 0 and res.stack_bytes == 0, f"{tile} cols={cols} split={split} xrow={xrow}: {res}"
             assert res.registers * tile.threads * tile.ctas_per_sm <= 65536, f"{tile}: {res.registers} registers"
+    if arch == "sm_90a":  # (its producers, at 40 registers, keep one word of their tile state on the stack: 1 load a tile)
+        res = resources[K.ws_forms(K.WS_TILES[128])["persistent"].name(dtype, True, False)]
+        assert res.spills <= 8 and res.stack_bytes <= 8, res
 
 
 def test_warp_specialised_tile_choice():
@@ -51,6 +55,15 @@ def test_warp_specialised_tile_choice():
                     (tile.bm // tile.wm) * (tile.bn // tile.wn) + tile.producers)
     with pytest.raises(ValueError, match="split-K"):
         K.WS_TILES[128].name(torch.bfloat16, True, True)
+    with pytest.raises(ValueError, match="persistent"):
+        dataclasses.replace(K.TILE_TABLE[False][(128, "prefill")], persistent=True).name(torch.bfloat16, True, False)
+    with pytest.raises(ValueError, match="column lists"):
+        K.ws_forms(K.WS_TILES[128])["persistent"].name(torch.bfloat16, False, False)
+    # the persistent form: the epilogue's tile after the ring (the .cu's WsPlan), one CTA an SM
+    tile = K.ws_forms(K.WS_TILES[128])["persistent"]
+    stage = (128 * 2 * K.KS + 4 * K.KS * 256) * 2 + 128 * K.KS // 2
+    assert tile.smem_bytes == 3 * stage + 256 * (128 + 8) * 2 + 2 * 3 * 8 and tile.ctas_per_sm == 1
+    assert str(tile) == "ws4p128x256w64x64s3P" and tile.name(torch.half, True, False).endswith("3, 4, true, true>")
 
 
 def test_tile_choice_respects_v():
@@ -425,21 +438,24 @@ def test_every_tile(tile):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("form", ["", "two_ctas", "wide"])
+@pytest.mark.parametrize("form", ["", "two_ctas", "wide", "persistent"])
 @pytest.mark.parametrize("v,m", [(64, 4), (128, 4), (64, 8), (128, 8), (64, 16), (128, 32), (128, 5), (64, 100)])
-def test_warp_specialised_tiles(v, m, form):
+def test_warp_specialised_tiles(v, m, form, monkeypatch):
     """The warp-specialised prefill kernel (opt-in path mma_sp_ws): ragged R and K, T not a
     multiple of the token tile, both dtypes, bias, and a K long enough to cycle the ring. v363, the forms whose
     consumers take the producer warpgroup's registers (setmaxnreg, sm_90a): `two_ctas`, the ring shortened to fit two
-    CTAs an SM; `wide`, 128 x 256 (8 consumer warps)."""
+    CTAs an SM; `wide`, 128 x 256 (8 consumer warps); `persistent`, 128 x 256 striding over the tiles (on a GPU of
+    3 SMs, as the launch sees it: each CTA runs several tiles, ragged ones among them, through one ring)."""
+    if form == "persistent":
+        monkeypatch.setattr(K, "_sms", lambda index: 3)
     tile = K.ws_tile(v, m)
     if form:
         if torch.cuda.get_device_capability() != (9, 0):
             pytest.skip("the setmaxnreg forms need sm_90a")
-        if form not in K.ws_forms(tile):
-            pytest.skip(f"{tile} has no {form} form")
+        if form not in K.ws_forms(tile) or (form == "persistent" and m == 4):
+            pytest.skip(f"{tile} has no {form} form" + (" without column lists" if m == 4 else ""))
         tile = K.ws_forms(tile)[form]
-        assert tile.ctas_per_sm == (2 if form == "two_ctas" else 1)
+        assert tile.ctas_per_sm == (2 if form == "two_ctas" else 1) and tile.persistent == (form == "persistent")
     if tile.smem_bytes > torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
         pytest.skip(f"{tile} needs {tile.smem_bytes} bytes of shared memory")
     gen = torch.Generator().manual_seed(v * 100 + m)

@@ -45,6 +45,7 @@ class TileConfig:
     stages: int
     bulk: bool = False
     producers: int = 0  # > 0: the warp-specialised cp.async kernel with this many producer warps
+    persistent: bool = False  # (warp-specialised) a grid of resident CTAs striding over the tiles
 
     @property
     def threads(self) -> int:
@@ -55,8 +56,10 @@ class TileConfig:
         epilogue = self.bn * (self.bm + 8) * 2
         if not self.bulk:
             stage = (self.bm * 2 * KS + 4 * KS * self.bn) * 2 + self.bm * KS // 2
-            if self.producers:  # + the full and empty mbarriers after the ring / epilogue tile
-                return -(-max(self.stages * stage, epilogue) // 16) * 16 + 2 * self.stages * 8
+            if self.producers:  # + the full and empty mbarriers after the ring / epilogue tile (the .cu's WsPlan)
+                staged = -(-self.stages * stage // 128) * 128 + epilogue if self.persistent else max(
+                    self.stages * stage, epilogue)
+                return -(-staged // 16) * 16 + 2 * self.stages * 8
             return max(self.stages * stage, epilogue)
         stage = (self.bm * 2 * KS + 4 * KS * (self.bn + 8)) * 2 + self.bm * KS // 2
         barriers = -(-2 * self.stages * 8 // 128) * 128
@@ -75,16 +78,22 @@ class TileConfig:
 
     def __str__(self) -> str:
         kind = "bulk" if self.bulk else f"ws{self.producers}p" if self.producers else "sm80"
-        return f"{kind}{self.bm}x{self.bn}w{self.wm}x{self.wn}s{self.stages}"
+        return f"{kind}{self.bm}x{self.bn}w{self.wm}x{self.wn}s{self.stages}" + ("P" if self.persistent else "")
 
     def name(self, dtype: torch.dtype, has_cols: bool, split: bool, xrow: bool = False) -> str:
         """``xrow``: the cp.async kernel reading a row-major X (plain 2:4, no column lists; :func:`reads_rows`)."""
         if xrow and (self.bulk or self.producers or has_cols):
             raise ValueError(f"only the cp.async tiles read a row-major X, and only without column lists, not {self}")
+        if self.persistent and not (self.producers and has_cols):
+            # (without column lists its producers, at 40 registers, hoist each copy's offset out of the tile loop and
+            # spill them: ~870 bytes)
+            raise ValueError(f"only the warp-specialised tiles have a persistent form, and only for gathered weights "
+                             f"(column lists; plain 2:4 runs the classic tiles), not {self} with has_cols={has_cols}")
         if self.producers:
             if split:
                 raise ValueError(f"the warp-specialised tile {self} has no split-K variant")
-            args = (_CTYPE[dtype], self.bm, self.bn, self.wm, self.wn, self.stages, self.producers, _b(has_cols))
+            args = (_CTYPE[dtype], self.bm, self.bn, self.wm, self.wn, self.stages, self.producers, _b(has_cols)) + (
+                ("true",) if self.persistent else ())
             return "vnm::spmm_mma_sp_ws<" + ", ".join(str(a) for a in args) + ">"
         args = (_CTYPE[dtype], self.bm, self.bn, self.wm, self.wn, self.stages, _b(has_cols), _b(split)) + (
             ("true",) if xrow else ())
@@ -152,10 +161,14 @@ def ws_tile(v: int, m: int = 8) -> TileConfig | None:
 def ws_forms(tile: TileConfig) -> dict:
     """v363, the forms of a warp-specialised tile whose consumer warps take the producer warpgroup's registers
     (setmaxnreg, sm_90a only; their sm_80 builds spill): ``two_ctas``, the ring shortened to fit two CTAs an SM, and
-    for 128 rows ``wide``, 128 x 256 (8 consumer warps): two consumer warps a scheduler, where the 6-stage ring has one."""
+    for 128 rows ``wide``, 128 x 256 (8 consumer warps): two consumer warps a scheduler, where the 6-stage ring has one;
+    and ``persistent``, 128 x 256 as one wave of CTAs striding over the tiles, the epilogue's tile beside a 3-stage ring
+    (A and its codes read from L2 once per 256 tokens, and the producers fill the next tile's stages during the
+    epilogue, which the wide form's one CTA an SM could not overlap)."""
     forms = {"two_ctas": dataclasses.replace(tile, stages=4 if tile.bm == 128 else 3)}
     if tile.bm == 128:
         forms["wide"] = dataclasses.replace(tile, bn=256, stages=5)
+        forms["persistent"] = dataclasses.replace(tile, bn=256, stages=3, persistent=True)
     return forms
 
 
@@ -753,6 +766,8 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
     name = tile.name(x.dtype, cols is not None, splits > 1, xrow)
     grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
+    if tile.persistent:  # one wave of resident CTAs, each striding over the tiles
+        grid = (min(grid[0] * grid[1], _sms(x.device.index or 0) * tile.ctas_per_sm), 1, 1)
     _kernel(name).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split),
@@ -1112,8 +1127,9 @@ def name_expressions(dtype: torch.dtype, arch: str | None = None) -> list[str]:
     ``arch`` (the setmaxnreg tiles, WS_PREFILL_TILES, for sm_90a only) if given."""
     names = [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in (False, True)]
     names += [t.name(dtype, False, s, True) for t in TILE_TABLE[False].values() for s in (False, True)]
-    ws = (*WS_TILES.values(), *(WS_PREFILL_TILES.values() if arch in (None, "sm_90a") else ()))
-    names += [t.name(dtype, c, False) for t in ws for c in (True, False)]
+    ws = (*WS_TILES.values(), *(WS_PREFILL_TILES.values() if arch in (None, "sm_90a") else ()),
+          *((ws_forms(WS_TILES[128])["persistent"],) if arch in (None, "sm_90a") else ()))
+    names += [t.name(dtype, c, False) for t in ws for c in (True, False) if c or not t.persistent]
     names += [decode_name(dtype, bm, bn, c) for bm in (128, 64, 32, 16) for bn in (8, 16, 32, 64) for c in (True, False)]
     names += [decode_name(dtype, bm, bn, c, True, g) for bm in (128, 64) for bn in (8, 16, 32, 64) for c in (True, False)
               for g in (False, True)]

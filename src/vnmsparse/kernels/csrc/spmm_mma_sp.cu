@@ -580,16 +580,25 @@ struct ConsumerSync {
 // every 8 cycles), as one CTA of 8 consumer warps does; their 64 x 64 warp tiles need more than the 128 / 168 registers
 // a thread that 2 x 8 / 12 warps get at entry, so on sm_90a the producer warpgroup(s) give their share to the
 // consumer ones (setmaxnreg: WS_PRODUCER_REGS, and the rest): such tiles need whole warpgroups of each.
-template <int BM, int BN, int STAGES>
+// PERSIST: the epilogue's tile in shared memory of its own after the ring (which the producers keep filling for the
+// CTA's next tile meanwhile), else over the ring; then the full and empty mbarriers.
+template <int BM, int BN, int STAGES, bool PERSIST>
+struct WsPlan {
+  using Plan = SmemPlan<BM, BN, STAGES>;
+  static constexpr int C_OFF = PERSIST ? (Plan::PIPE + 127) & ~127 : 0;
+  static constexpr int BAR_OFF = ((PERSIST ? C_OFF + Plan::EPI : Plan::BYTES) + 15) & ~15;
+  static constexpr int BYTES = BAR_OFF + 16 * STAGES;
+};
+template <int BM, int BN, int STAGES, bool PERSIST>
 constexpr int ws_planned_ctas() {
-  const int by_smem = ctas_by_smem((SmemPlan<BM, BN, STAGES>::BYTES + 15) / 16 * 16 + 16 * STAGES);
+  const int by_smem = ctas_by_smem(WsPlan<BM, BN, STAGES, PERSIST>::BYTES);
   return by_smem > 2 ? 2 : by_smem > 1 ? by_smem : 1;
 }
 constexpr int WS_PRODUCER_REGS = 40;
 
-template <typename T, int BM, int BN, int WM, int WN, int STAGES, int PW, bool HAS_COLS>
+template <typename T, int BM, int BN, int WM, int WN, int STAGES, int PW, bool HAS_COLS, bool PERSIST = false>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
-                                  ws_planned_ctas<BM, BN, STAGES>())
+                                  ws_planned_ctas<BM, BN, STAGES, PERSIST>())
     spmm_mma_sp_ws(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                    const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
                    float* __restrict__ partial, int R, int K, int ntok, int ntok_load, int ldx, int Gp, int m,
@@ -609,18 +618,22 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
   static_assert(KROWS * TPR % NP == 0 && (NP / TPR) % 4 == 0, "rows split evenly over producers");
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
   static_assert(LOOKAHEAD >= 1 && LOOKAHEAD <= 8, "column-word look-ahead of 1..8 stages");
-  constexpr int BAR_OFF = (((Plan::PIPE > Plan::EPI) ? Plan::PIPE : Plan::EPI) + 15) & ~15;
+  using Ws = WsPlan<BM, BN, STAGES, PERSIST>;
 
   extern __shared__ __align__(128) unsigned char smem[];
   T* sA = reinterpret_cast<T*>(smem);
   T* sB = sA + STAGES * Plan::A;
   u8* sM = reinterpret_cast<u8*>(sB + STAGES * Plan::B);
-  u64* full = reinterpret_cast<u64*>(smem + BAR_OFF);
+  u64* full = reinterpret_cast<u64*>(smem + Ws::BAR_OFF);
   u64* empty = full + STAGES;
 
   const int tid = threadIdx.x;
-  const int row0 = blockIdx.x * BM, tok0 = blockIdx.y * BN;
   const int nsteps = Gp / KS;
+  // Tiles row-tile-first (a grid of every tile runs one each, its x the row tile, y the token tile); PERSIST: the grid
+  // strides over them, the ring's stage count g running on across a CTA's tiles.
+  const int rtiles = (R + BM - 1) / BM, ntiles = rtiles * ((ntok + BN - 1) / BN);
+  const int first = blockIdx.x + blockIdx.y * gridDim.x, stride = PERSIST ? gridDim.x * gridDim.y : ntiles;
+  // (PERSIST or not, a loop: !PERSIST leaves it after one tile, so no state of it outlives the K loop)
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(&full[s], NP);     // every producer thread, once its copies of the stage landed
@@ -630,7 +643,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
   grid_dependency_wait();  // launched with PDL: X^T and the output are the previous kernels' until here
   __syncthreads();
 
-  constexpr int CTAS = ws_planned_ctas<BM, BN, STAGES>();
+  constexpr int CTAS = ws_planned_ctas<BM, BN, STAGES, PERSIST>();
   // Registers a thread at entry: a scheduler's 16K over the warps it holds (the SM's warps of CTAS CTAs, 4 schedulers)
   constexpr int WARPS = (NC + NP) / 32, ENTRY_REGS = 16384 / ((CTAS * WARPS + 3) / 4 * 32) & ~7;
   constexpr int WS_CONSUMER_REGS = (WARPS * ENTRY_REGS - NP / 32 * WS_PRODUCER_REGS) / (NC / 32) & ~7;
@@ -646,55 +659,60 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
   if (tid >= NC) {
     // ---------------------------------------------------------------- producer warps
     if (VNM_WS_PROBE == 1 || VNM_WS_PROBE == 2) return;
-    const int ptid = tid - NC;
+    const int ptid = tid - NC, lane = tid & 31;
     // Row kr = kr0 + KR_STEP j of every stage (group kr / 4, kept column kr % 4 of that group: the same byte of
     // each column word), chunk c of it.
     constexpr int KR_STEP = NP / TPR;
     const int kr0 = ptid / TPR, c = ptid % TPR;
-    const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp + kr0 / 4 : nullptr;
     const u32 col_byte = 0x4440u | (kr0 & 3);  // __byte_perm selector: that byte, zero-extended
-    // As spmm_mma_sp's copies (v349): the source is one multiply-add onto a per-thread pointer made opaque, a
-    // zero-filled copy's offset 0 (inside X); the destination by BDest. v350: the producer's loop was 276
-    // instructions a stage (~18 a copy), its warp sharing a scheduler with a consumer warp's 178 against 512 cycles
-    // of mma.sp.
-    const bool tok_ok = tok0 + c * 8 < ntok_load;  // tokens past ntok_load are zero-filled
-    const char* xcol = reinterpret_cast<const char*>(xt + (tok_ok ? tok0 + c * 8 : 0));
-    asm("" : "+l"(xcol));
     const u32 ldx_bytes = static_cast<u32>(ldx) * sizeof(T);
     const BDest<T, BN, B_CPR, KR_STEP> b_dest(sB, kr0, c);
-    const ACopies<T, BM, NP> a_copies(values, meta, row0, R, nsteps, ptid);
     // With TPR >= 8 a warp's rows of one copy lie in one group, so its rows' words differ only by
     // j: lane j holds word j and the others read it by shuffle (1 register per slot, not RPT).
     constexpr bool SHUFFLED = TPR >= 8 && RPT <= 32;
     constexpr int WPT = SHUFFLED ? 1 : RPT;  // column words per thread and look-ahead slot
-    const int lane = tid & 31;
-    auto column_word = [&](int step, int j) -> u32 {
-      if (SHUFFLED) j = lane % RPT;
-      return (HAS_COLS && step < nsteps) ? __ldg(colrow + step * KS + j * (KR_STEP / 4)) : IDENTITY_COLUMNS;
-    };
-    // Words run LOOKAHEAD stages ahead in slots read and reloaded in place (for_unrolled).
-    u32 wq[LOOKAHEAD][WPT];
+    int g = 0;
+    for (int tile = first; tile < ntiles; tile += stride) {
+      const int row0 = tile % rtiles * BM, tok0 = tile / rtiles * BN;
+      const u32* colrow = HAS_COLS ? cols + static_cast<size_t>(row0 / v) * Gp + kr0 / 4 : nullptr;
+      // As spmm_mma_sp's copies (v349): the source is one multiply-add onto a per-thread pointer made opaque, a
+      // zero-filled copy's offset 0 (inside X); the destination by BDest. v350: the producer's loop was 276
+      // instructions a stage (~18 a copy), its warp sharing a scheduler with a consumer warp's 178 against 512 cycles
+      // of mma.sp.
+      const bool tok_ok = tok0 + c * 8 < ntok_load;  // tokens past ntok_load are zero-filled
+      const char* xcol = reinterpret_cast<const char*>(xt + (tok_ok ? tok0 + c * 8 : 0));
+      asm("" : "+l"(xcol));
+      const ACopies<T, BM, NP> a_copies(values, meta, row0, R, nsteps, ptid);
+      auto column_word = [&](int step, int j) -> u32 {
+        if (SHUFFLED) j = lane % RPT;
+        return (HAS_COLS && step < nsteps) ? __ldg(colrow + step * KS + j * (KR_STEP / 4)) : IDENTITY_COLUMNS;
+      };
+      // Words run LOOKAHEAD stages ahead in slots read and reloaded in place (for_unrolled).
+      u32 wq[LOOKAHEAD][WPT];
 #pragma unroll
-    for (int i = 0; i < LOOKAHEAD; ++i)
+      for (int i = 0; i < LOOKAHEAD; ++i)
 #pragma unroll
-      for (int j = 0; j < WPT; ++j) wq[i][j] = column_word(i, j);
-    for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
-      const int s = it % STAGES;
-      if (it >= STAGES) mbar_wait(&empty[s], ((it / STAGES) & 1) ^ 1);
-      a_copies.load(sA + s * Plan::A, sM + s * Plan::M, it, ptid);
-      const u32 stage = s * (Plan::B * sizeof(T));
-      const u32 k0 = static_cast<u32>(it * KS + kr0 / 4) * m;  // row kr0's group's first column
+        for (int j = 0; j < WPT; ++j) wq[i][j] = column_word(i, j);
+      for_unrolled<LOOKAHEAD>(nsteps, [&](int it, int q) {
+        const int gi = (PERSIST ? g : 0) + it, s = gi % STAGES;
+        if (gi >= STAGES) mbar_wait(&empty[s], ((gi / STAGES) & 1) ^ 1);
+        a_copies.load(sA + s * Plan::A, sM + s * Plan::M, it, ptid);
+        const u32 stage = s * (Plan::B * sizeof(T));
+        const u32 k0 = static_cast<u32>(it * KS + kr0 / 4) * m;  // row kr0's group's first column
 #pragma unroll
-      for (int j = 0; j < RPT; ++j) {
-        const u32 word = SHUFFLED ? __shfl_sync(0xffffffffu, wq[q][0], j) : wq[q][j];
-        const u32 k = k0 + j * (KR_STEP / 4) * m + __byte_perm(word, 0, col_byte);
-        const bool ok = tok_ok && k < static_cast<u32>(K);
-        cp_async16(b_dest.at(j, stage), xcol + mul_wide(ok ? k : 0, ldx_bytes), ok);
-      }
-      cp_async_mbar_arrive_noinc(&full[s]);
+        for (int j = 0; j < RPT; ++j) {
+          const u32 word = SHUFFLED ? __shfl_sync(0xffffffffu, wq[q][0], j) : wq[q][j];
+          const u32 k = k0 + j * (KR_STEP / 4) * m + __byte_perm(word, 0, col_byte);
+          const bool ok = tok_ok && k < static_cast<u32>(K);
+          cp_async16(b_dest.at(j, stage), xcol + mul_wide(ok ? k : 0, ldx_bytes), ok);
+        }
+        cp_async_mbar_arrive_noinc(&full[s]);
 #pragma unroll
-      for (int j = 0; j < WPT; ++j) wq[q][j] = column_word(it + LOOKAHEAD, j);
-    });
+        for (int j = 0; j < WPT; ++j) wq[q][j] = column_word(it + LOOKAHEAD, j);
+      });
+      g += nsteps;
+      if (!PERSIST) break;
+    }
     cp_async_wait<0>();  // the asynchronous arrivals must not outlive the thread
     return;
   }
@@ -702,37 +720,44 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32 + PW * 32,
   // ------------------------------------------------------------------ consumer warps
   const int lane = tid & 31, warp = tid >> 5;
   const int wm = warp / WARPS_N, wn = warp % WARPS_N;
-  float acc[MT][NTILES][4];
-  zero(acc);
   // (v350: the addresses kept, as spmm_mma_sp's: the consumer's loop 178 -> 148 instructions a stage)
   const StageMath<T, WM, WN, StageB<T, WN, BN, BN, true, false>, Plan> math(sA, sB, wm, wn, lane);
-  if constexpr (VNM_WS_PROBE == 2) {
-    StepFrags<T, WM, WN> f;
-    u32 bq[NTILES][4];
-    f.load_a_at(0, math.a_at[0], sM, wm, lane);
+  int g = 0;
+  for (int tile = first; tile < ntiles; tile += stride) {
+    const int row0 = tile % rtiles * BM, tok0 = tile / rtiles * BN;
+    float acc[MT][NTILES][4];
+    zero(acc);
+    if constexpr (VNM_WS_PROBE == 2) {
+      StepFrags<T, WM, WN> f;
+      u32 bq[NTILES][4];
+      f.load_a_at(0, math.a_at[0], sM, wm, lane);
 #pragma unroll
-    for (int ni = 0; ni < NTILES; ++ni) ldmatrix_x4_trans(bq[ni], math.b_at[ni]);
+      for (int ni = 0; ni < NTILES; ++ni) ldmatrix_x4_trans(bq[ni], math.b_at[ni]);
 #pragma unroll 1
-    for (int it = 0; it < nsteps; ++it)
+      for (int it = 0; it < nsteps; ++it)
 #pragma unroll
-      for (int s = 0; s < 2; ++s)
-        f.run(acc, s, [&](int, int ni, u32 (&bf)[4]) {
+        for (int s = 0; s < 2; ++s)
+          f.run(acc, s, [&](int, int ni, u32 (&bf)[4]) {
 #pragma unroll
-          for (int e = 0; e < 4; ++e) bf[e] = bq[ni][e];
-        });
-  } else {
+            for (int e = 0; e < 4; ++e) bf[e] = bq[ni][e];
+          });
+    } else {
 #pragma unroll 1
-    for (int it = 0; it < nsteps; ++it) {
-      const int s = it % STAGES;
-      if (VNM_WS_PROBE == 0 || VNM_WS_PROBE == 3) mbar_wait(&full[s], (it / STAGES) & 1);
-      if (VNM_WS_PROBE != 3 || ntok < 0) math.run(acc, s, sM, wm, lane);  // (3: kept, else the producers spill)
-      __syncwarp();  // every lane's fragments of the stage are in registers
-      if (lane == 0 && (VNM_WS_PROBE == 0 || VNM_WS_PROBE == 3)) mbar_arrive(&empty[s]);
+      for (int it = 0; it < nsteps; ++it) {
+        const int gi = (PERSIST ? g : 0) + it, s = gi % STAGES;
+        if (VNM_WS_PROBE == 0 || VNM_WS_PROBE == 3) mbar_wait(&full[s], (gi / STAGES) & 1);
+        if (VNM_WS_PROBE != 3 || ntok < 0) math.run(acc, s, sM, wm, lane);  // (3: kept, else the producers spill)
+        __syncwarp();  // every lane's fragments of the stage are in registers
+        if (lane == 0 && (VNM_WS_PROBE == 0 || VNM_WS_PROBE == 3)) mbar_arrive(&empty[s]);
+      }
     }
+    g += nsteps;
+    // Every consumer is done with what the staging tile held (the ring, or PERSIST the previous tile's output)
+    named_barrier_sync(1, NC);
+    epilogue<T, BM, BN, WM, WN, NC, false>(acc, smem + Ws::C_OFF, bias, y, partial, row0, tok0, R, ntok, wm, wn, tid,
+                                           ConsumerSync<NC>{});
+    if (!PERSIST) break;
   }
-  named_barrier_sync(1, NC);  // every consumer is done with the ring: the epilogue reuses it
-  epilogue<T, BM, BN, WM, WN, NC, false>(acc, smem, bias, y, partial, row0, tok0, R, ntok, wm, wn, tid,
-                                         ConsumerSync<NC>{});
 #endif
 }
 
