@@ -1,7 +1,7 @@
 """A few representative SpMM launches for compute-sanitizer (memcheck / racecheck / synccheck).
 
 Run: compute-sanitizer --tool memcheck python scripts/sanitize_spmm.py [--tiles p,c2,c4 | --split-only |
---cp-async-only]
+--cp-async-only | --persistent-only]
 (--tiles: only the wgmma.sp tiles whose names end with one of these suffixes, so that racecheck's
 100 displayed hazards are theirs; --split-only: only the wgmma.sp decode tiles with K splits.)
 """
@@ -47,6 +47,8 @@ ap.add_argument("--tiles", default="", help="comma-separated tile-name suffixes:
 ap.add_argument("--split-only", action="store_true",
                 help="only the wgmma.sp decode tiles with K splits, 3 where a case has none")
 ap.add_argument("--cp-async-only", action="store_true", help="only the cp.async mma.sp kernels (spmm_sm80, its ws tiles)")
+ap.add_argument("--persistent-only", action="store_true",
+                help="only the warp-specialised persistent form (its staging tile reused tile after tile)")
 ARGS = ap.parse_args()
 ONLY = tuple(filter(None, ARGS.tiles.split(",")))
 gen = torch.Generator().manual_seed(0)
@@ -75,18 +77,21 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     # rule never picks (their grids fit one wave: the narrow tile)
     wide = K.TILE_TABLE[False][(128, "prefill")]
     wide = wide if t > 64 and (cfg.m == 4 or cfg.v % wide.bm == 0) and K.union_shift(cfg.v, cfg.m) is None else None
+    wide = None if ARGS.persistent_only else wide
     if wide is not None and (ARGS.cp_async_only or not ONLY):
         check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=wide, splits=splits), f"cp.async {wide}")
     ws = K.ws_tile(cfg.v, cfg.m)  # the warp-specialised cp.async kernel, and its setmaxnreg forms on sm_90a (v363)
     forms = [ws, *K.ws_forms(ws).values()] if ws is not None and torch.cuda.get_device_capability() == (9, 0) else [ws]
     for ws in forms if t > 64 and ws is not None and not ONLY else ():
-        if ws.persistent and cfg.m == 4:  # (gathered weights only)
+        if (ws.persistent and cfg.m == 4) or (ARGS.persistent_only and not ws.persistent):  # (gathered weights only)
             continue
         if ws.smem_bytes <= torch.cuda.get_device_properties(0).shared_memory_per_block_optin:
             sms = K._sms  # the persistent form on a grid of 2 CTAs: each strides over several tiles
             K._sms = (lambda index: 2) if ws.persistent else sms
             check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=ws), f"warp-specialised mma.sp {ws}")
             K._sms = sms
+    if ARGS.persistent_only:
+        continue
     if ARGS.cp_async_only:
         check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, splits=splits), f"splits={splits} cp.async")
         continue
