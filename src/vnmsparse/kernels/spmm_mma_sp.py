@@ -163,8 +163,10 @@ def ws_forms(tile: TileConfig) -> dict:
     (setmaxnreg, sm_90a only; their sm_80 builds spill): ``two_ctas``, the ring shortened to fit two CTAs an SM, and
     for 128 rows ``wide``, 128 x 256 (8 consumer warps): two consumer warps a scheduler, where the 6-stage ring has one;
     and ``persistent``, 128 x 256 as one wave of CTAs striding over the tiles, the epilogue's tile beside a 3-stage ring
-    (A and its codes read from L2 once per 256 tokens, and the producers fill the next tile's stages during the
-    epilogue, which the wide form's one CTA an SM could not overlap)."""
+    (A and its codes read from L2 once per 256 tokens; the producers fill the next tile's stages during the epilogue).
+    Neither 128 x 256 form is routed: one ring feeding eight consumer warps runs them in lockstep, 1.1-1.4x the
+    two-CTA form's time (v364, v382-v384 on an H100: 4096^2 x 8192 128:2:8 wide 258 us, persistent 313-338, two_ctas
+    227-229); they stay for the sweeps (scripts/tile_sweep.py)."""
     forms = {"two_ctas": dataclasses.replace(tile, stages=4 if tile.bm == 128 else 3)}
     if tile.bm == 128:
         forms["wide"] = dataclasses.replace(tile, bn=256, stages=5)
