@@ -77,9 +77,10 @@ card_warm() {  # card_warm [LIMIT_S]: the card's name, clock and power limit, th
   warm "${1:-120}" > /dev/null; echo "warm ${SECONDS}s"
 }
 
-warm_knob() {  # warm_knob MATCH SET: the kernel variants whose names contain MATCH compiled with the knob set SET
-  # (NAME=INT[,NAME=INT...]: the whole DEFINES of the runs that use them) ahead of those runs
-  timeout 90 python -m vnmsparse.cli cache warm --arch sm_90a --match "$1" $(printf -- "--define %s " ${2//,/ }) 2>&1 | tail -1
+warm_knob() {  # warm_knob MATCH [SET]: the kernel variants whose names contain MATCH compiled with the knob set SET
+  # (NAME=INT[,NAME=INT...]: the whole DEFINES of the runs that use them; none: the defaults) ahead of those runs
+  local set=${2:-}
+  timeout 90 python -m vnmsparse.cli cache warm --arch sm_90a --match "$1" ${set:+$(printf -- "--define %s " ${set//,/ })} 2>&1 | tail -1
 }
 
 mma_sp_tests() {  # mma_sp_tests FILE LIMIT_S [PYTEST_ARGS...]: the mma.sp kernel file's GPU tests into $OUT/FILE.txt

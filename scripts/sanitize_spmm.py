@@ -77,8 +77,7 @@ for r, k, t, pattern, dtype, bias, splits in CASES:
     # rule never picks (their grids fit one wave: the narrow tile)
     wide = K.TILE_TABLE[False][(128, "prefill")]
     wide = wide if t > 64 and (cfg.m == 4 or cfg.v % wide.bm == 0) and K.union_shift(cfg.v, cfg.m) is None else None
-    wide = None if ARGS.persistent_only else wide
-    if wide is not None and (ARGS.cp_async_only or not ONLY):
+    if wide is not None and not ARGS.persistent_only and (ARGS.cp_async_only or not ONLY):
         check(K.spmm_sm80(x, *K.layout_of(vw), b, r, k, cfg.v, cfg.m, tile=wide, splits=splits), f"cp.async {wide}")
     ws = K.ws_tile(cfg.v, cfg.m)  # the warp-specialised cp.async kernel, and its setmaxnreg forms on sm_90a (v363)
     forms = [ws, *K.ws_forms(ws).values()] if ws is not None and torch.cuda.get_device_capability() == (9, 0) else [ws]

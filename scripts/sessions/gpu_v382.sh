@@ -10,7 +10,7 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v382.sh   (~400 s)
 source "$(dirname "$0")/../gpu_lib.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
-timeout 90 python -m vnmsparse.cli cache warm --arch sm_90a --match spmm_mma_sp_ws 2>&1 | tail -1 &
+warm_knob spmm_mma_sp_ws &
 warm_knob "spmm_mma_sp_ws<__nv_bfloat16, 128, 256, 64, 64, 3, 4, true, true>" VNM_WS_PROBE=3 > /dev/null &
 wait; echo "warm ${SECONDS}s"
 mma_sp_tests "tests_ws_${CARD}_v382" 150 -k "warp_specialised"

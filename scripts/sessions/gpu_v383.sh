@@ -10,7 +10,7 @@
 source "$(dirname "$0")/../gpu_lib.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 P256="spmm_mma_sp_ws<__nv_bfloat16, 128, 256, 64, 64, 3, 4, true, true>"
-timeout 90 python -m vnmsparse.cli cache warm --arch sm_90a --match spmm_mma_sp_ws 2>&1 | tail -1 &
+warm_knob spmm_mma_sp_ws &
 for p in 1 2; do warm_knob "$P256" VNM_WS_PROBE=$p > /dev/null & done
 wait; echo "warm ${SECONDS}s"
 specs=(128,128,64,64,4,p4 128,128,64,64,3,p4P 128,256,64,64,3,p4P VNM_WS_PROBE=1 128,256,64,64,3,p4P

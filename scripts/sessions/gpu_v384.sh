@@ -7,7 +7,7 @@
 #   OUT=$OUT bash scripts/sessions/gpu_v384.sh   (~80 s)
 source "$(dirname "$0")/../gpu_lib.sh"
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
-timeout 90 python -m vnmsparse.cli cache warm --arch sm_90a --match spmm_mma_sp_ws 2>&1 | tail -1
+warm_knob spmm_mma_sp_ws
 specs=(128,128,64,64,4,p4 128,128,64,64,3,p4 128,128,64,64,3,p4P 128,256,64,64,3,p4 128,256,64,64,5,p4)
 { for i in 1 2; do for pat in 128:2:8 128:2:16; do
     timeout 60 python scripts/tile_sweep.py 4096 4096 8192 $pat "${specs[@]}" 2>&1 | grep -v Warn; done; done; } \
