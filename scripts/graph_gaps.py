@@ -1,8 +1,9 @@
 """Where a call's time goes inside a CUDA graph of back-to-back vnmsparse.spmm calls (as the
 benchmark times them): each kernel's duration and the gap from the previous kernel's end to its
-start (negative: it overlapped, e.g. under programmatic dependent launch), from one profiled replay.
+start (negative: it overlapped, e.g. under programmatic dependent launch), from one profiled replay. A second
+argument names a bench path (vnmsparse.kernels.spmm_paths) to run instead of vnmsparse.spmm.
 
-  python scripts/graph_gaps.py 4096x4096x64:2:4,11008x4096x16:2:4
+  python scripts/graph_gaps.py 4096x4096x64:2:4,11008x4096x16:2:4 [mma_sp]
 """
 import collections
 import sys
@@ -11,20 +12,22 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 import vnmsparse as vs
+from vnmsparse.kernels import spmm_paths
 
 from ab_wgmma import case
 
 gen = torch.Generator(device="cuda").manual_seed(0)
+call = spmm_paths(torch.device("cuda"))[sys.argv[2]] if len(sys.argv) > 2 else vs.spmm
 for spec in sys.argv[1].split(","):
     r, k, t, cfg, sets = case(spec, gen)
     calls = 12
     for i in range(3):
-        vs.spmm(sets[i % 3][0], sets[i % 3][2])
+        call(sets[i % 3][0], sets[i % 3][2])
     torch.cuda.synchronize()
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         for i in range(calls):
-            vs.spmm(sets[i % 3][0], sets[i % 3][2])
+            call(sets[i % 3][0], sets[i % 3][2])
     graph.replay()
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
