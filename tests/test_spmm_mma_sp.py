@@ -129,6 +129,12 @@ def test_split_choice_evens_the_sm_loads():
     for (rows, v, t), want in cases.items():
         tile = K.choose_tile(t, v)
         assert K.choose_splits(tile, t, rows, steps, 132) == want, (rows, v, t)
+    # v388: a call of 4 steps (K = 1024 at 2:16, 4096 at 2:64) runs unsplit; one of 8 (K = 1024 at 2:8) still splits
+    for t in (1, 32, 64):
+        tile = K.choose_tile(t, 128)
+        assert K.choose_splits(tile, t, 4096, K.layout_steps(1024, 16), 132) == 1
+        assert K.choose_splits(tile, t, 4096, K.layout_steps(4096, 64), 132) == 1
+        assert K.choose_splits(tile, t, 4096, K.layout_steps(1024, 8), 132) == 4
 
 
 
