@@ -530,6 +530,46 @@ def test_split_k(splits):
 
 
 @pytest.mark.gpu
+def test_split_k_as_a_cluster():
+    """v389: on sm_90 the K splits of a cp.async call (2-8) sum their tiles over a thread-block cluster in the kernel;
+    bit-identical to the fp32 partials + splitk_reduce (the same order: bias, then the splits in turn), for every
+    decode tile and a prefill one, ragged R / K / T, bias or not; 12 asked (9 or 11 where the steps allow: past the
+    portable cluster) take the partials either way."""
+    if not K._sm90a(torch.cuda.current_device()):
+        pytest.skip("thread-block clusters: sm_90")
+    gen = torch.Generator().manual_seed(389)
+    cases = [((bm, bn), r, k, t, v, m) for (bm, bn), (r, k, t, v, m) in itertools.product(
+        [(128, 16), (128, 32), (128, 64), (64, 16), (64, 32), (64, 64), (32, 32), (16, 64)],
+        [(300, 1000, 5, 128, 8), (1027, 2048 + 8, 64, 128, 16)])]
+    cases.append(((128, "prefill"), 260, 4096, 200, 128, 8))
+    for i, (key, r, k, t, v, m) in enumerate(cases):
+        tile = K.TILE_TABLE[False][key]
+        v = v if v % tile.bm == 0 else tile.bm
+        dtype = torch.bfloat16 if i % 2 else torch.float16
+        cfg = vs.VNMConfig(v, 2, m)
+        w = random_vnm(r, k, cfg, dtype, "cuda", gen)
+        weights = K.layout_of(vs.pack(w, cfg))
+        x = torch.randn(t, k, generator=gen).to(dtype).cuda()
+        b = torch.randn(r, generator=gen).to(dtype).cuda() if i % 3 else None
+        ref = x.float() @ w.float().t() + (b.float() if b is not None else 0)
+        for splits in (2, 5, 8, 12):
+            ys = []
+            for clustered in (True, False):
+                K.CLUSTER_SPLITS = clustered
+                try:
+                    out = torch.full((t, r), float("nan"), dtype=dtype, device="cuda")
+                    ys.append(K.spmm_sm80(x, *weights, b, r, k, v, m, tile=tile, splits=splits, out=out))
+                finally:
+                    K.CLUSTER_SPLITS = True
+            torch.cuda.synchronize()
+            what = f"{tile} R={r} K={k} T={t} {cfg} splits={splits}"
+            assert not torch.isnan(ys[0]).any(), f"unwritten outputs: {what}"
+            err = ((ys[0].float() - ref).norm() / ref.norm()).item()
+            assert err < 1e-2, f"rel err {err:.3e}: {what}"
+            assert torch.equal(ys[0], ys[1]), f"cluster sums differ from splitk_reduce's: {what}"
+
+
+@pytest.mark.gpu
 def test_llm_shapes_and_leading_dims():
     gen = torch.Generator().manual_seed(3)
     for bulk in bulk_modes():

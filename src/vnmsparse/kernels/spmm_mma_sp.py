@@ -704,6 +704,12 @@ def as_rows(x2: torch.Tensor) -> torch.Tensor:
 # 9.1, T = 1 9.8 / 9.0 / 8.9, 4096 x 11008 64:2:8 T = 64 26.2 / 36.6 / 25.1. (A/B switch.)
 SPMM_PDL = True
 
+# v389: on sm_90 a cp.async call's K splits (2-8: the portable cluster size) form a thread-block cluster whose ranks sum
+# their fp32 tiles through distributed shared memory in the kernel's epilogue (cluster_split_epilogue): no partials
+# through L2 and no splitk_reduce launch. v388 (H100): that launch and the partials took the last ~2 us of a 4096 x
+# 1024 x 64 128:2:8 call (6.9 us). (A/B switch.)
+CLUSTER_SPLITS = True
+
 # CUDA's limit on a grid's y (and z) dimension; launches whose token tiles exceed it run in chunks.
 MAX_GRID_Y = 65535
 
@@ -775,7 +781,9 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
                          f"(splits={splits}, v={v})")
     per_split = -(-steps // splits)
     splits = -(-steps // per_split)
-    partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 else None
+    clustered = (1 < splits <= DECODE_MAX_SPLITS and CLUSTER_SPLITS and not bulk and not tile.producers
+                 and _sm90a(x.device.index or 0) and y.is_contiguous())
+    partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 and not clustered else None
     name = tile.name(x.dtype, cols is not None, splits > 1, xrow)
     grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
     if tile.persistent:  # one wave of resident CTAs, each striding over the tiles
@@ -783,7 +791,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     _kernel(name).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split),
-        shared_mem=tile.smem_bytes, pdl=SPMM_PDL, spread=True,
+        shared_mem=tile.smem_bytes, pdl=SPMM_PDL, spread=True, cluster=(1, 1, splits) if clustered else None,
     )
     if partial is not None:
         reduce_splits(partial, bias, y, _sms(x.device.index or 0))

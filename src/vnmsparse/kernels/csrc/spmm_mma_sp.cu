@@ -266,6 +266,58 @@ struct BlockSync {
   __device__ void operator()() const { __syncthreads(); }
 };
 
+// The K splits of one tile as a thread-block cluster (grid z = cluster z = splits <= 8, sm_90; the host's
+// spmm_mma_sp.CLUSTER_SPLITS): each CTA stages its fp32 sums [BN tokens][BM rows] in its own shared memory, and after a
+// cluster barrier each rank sums its share of the tile's 8-row chunks over the ranks in order (bias first, as
+// splitk_reduce: deterministic), rounds once and stores Y. No fp32 partials through L2, no reduction launch. Every
+// thread of every CTA of the cluster runs it (the cluster barriers).
+template <typename T, int BM, int BN, int WM, int WN, int NT>
+__device__ __forceinline__ void cluster_split_epilogue(const float (&acc)[WM / 16][WN / 8][4], unsigned char* smem,
+                                                       const T* bias, T* y, int row0, int tok0, int R, int ntok,
+                                                       int wm, int wn, int tid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int MT = WM / 16, NTILES = WN / 8, P_PITCH = BM + 4;  // (+4: a warp's stores hit 32 banks)
+  const int lane = tid & 31, gid = lane >> 2, tig = lane & 3;
+  float* sP = reinterpret_cast<float*>(smem);
+#pragma unroll
+  for (int mi = 0; mi < MT; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < NTILES; ++ni)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        sP[(wn * WN + ni * 8 + 2 * tig + (e & 1)) * P_PITCH + wm * WM + mi * 16 + gid + (e >= 2 ? 8 : 0)] =
+            acc[mi][ni][e];
+  cluster_sync();  // every rank's sums staged
+  const int ranks = static_cast<int>(cluster_nranks()), rank = static_cast<int>(cluster_rank());
+  for (int i = rank * NT + tid; i < BN * (BM / 8); i += NT * ranks) {
+    const int t = i / (BM / 8), c = i % (BM / 8);
+    const int gt = tok0 + t, gr = row0 + c * 8;
+    if (gt >= ntok || gr >= R) continue;
+    float s[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) s[e] = (bias != nullptr && gr + e < R) ? Elem<T>::to_float(bias[gr + e]) : 0.f;
+    for (int q = 0; q < ranks; ++q) {
+      const u32 at = cluster_map(sP + t * P_PITCH + c * 8, q);
+      const float4 a = ld_cluster_f32x4(at), b = ld_cluster_f32x4(at + 16);
+      s[0] += a.x, s[1] += a.y, s[2] += a.z, s[3] += a.w, s[4] += b.x, s[5] += b.y, s[6] += b.z, s[7] += b.w;
+    }
+    T* out = y + static_cast<size_t>(gt) * R + gr;
+    if ((R & 7) == 0) {
+      uint4 packed;
+      T* h = reinterpret_cast<T*>(&packed);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) h[e] = Elem<T>::from_float(s[e]);
+      *reinterpret_cast<uint4*>(out) = packed;
+    } else {
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        if (gr + e < R) out[e] = Elem<T>::from_float(s[e]);
+    }
+  }
+  cluster_sync();  // no CTA leaves while a peer still reads its shared memory
+#endif
+}
+
 template <int A, int B>
 __device__ __forceinline__ void zero(float (&acc)[A][B][4]) {
 #pragma unroll
@@ -540,6 +592,13 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
   cp_async_wait<0>();
   __syncthreads();
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  static_assert(!SPLIT || BN * (BM + 4) * 4 <= Plan::BYTES, "a cluster's split sums staged in the ring's shared memory");
+  if (SPLIT && cluster_nranks() > 1) {
+    cluster_split_epilogue<T, BM, BN, WM, WN, NT>(acc, smem, bias, y, row0, tok0, R, ntok, wm, wn, tid);
+    return;
+  }
+#endif
   epilogue<T, BM, BN, WM, WN, NT, SPLIT>(acc, smem, bias, y, partial, row0, tok0, R, ntok, wm, wn, tid, BlockSync{});
 }
 
