@@ -12,7 +12,7 @@ source "$(dirname "$0")/../gpu_lib.sh"
 card_warm 150
 mma_sp_tests "tests_split_${CARD}_v389" 90 -k "split or cluster or llm or public"
 SANITIZE_ARGS=--cp-async-only sanitize 70; mv "$OUT/memcheck.txt" "$OUT/memcheck_cp_async_${CARD}_v389.txt"
-left=$((400 - SECONDS))
+left=$((${END:-400} - SECONDS))
 timeout $left python scripts/bench_ab.py --path "mma_sp_nocl@mma_sp:spmm_mma_sp.CLUSTER_SPLITS=False" \
   --path "mma_sp_v388@mma_sp:spmm_mma_sp.CLUSTER_SPLITS=False;spmm_mma_sp.MIN_STEPS_TO_SPLIT=0" \
   -- bench spmm --tokens 1,8,16,32,64 --patterns 64:2:8,128:2:8,64:2:16,128:2:16,128:2:32,128:2:128 \
