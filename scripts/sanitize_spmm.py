@@ -47,9 +47,12 @@ ap.add_argument("--tiles", default="", help="comma-separated tile-name suffixes:
 ap.add_argument("--split-only", action="store_true",
                 help="only the wgmma.sp decode tiles with K splits, 3 where a case has none")
 ap.add_argument("--cp-async-only", action="store_true", help="only the cp.async mma.sp kernels (spmm_sm80, its ws tiles)")
+ap.add_argument("--cluster-splits", action="store_true",
+                help="the cp.async kernel's K splits as thread-block clusters (spmm_mma_sp.CLUSTER_SPLITS, sm_90)")
 ap.add_argument("--persistent-only", action="store_true",
                 help="only the warp-specialised persistent form (its staging tile reused tile after tile)")
 ARGS = ap.parse_args()
+K.CLUSTER_SPLITS = K.CLUSTER_SPLITS or ARGS.cluster_splits
 ONLY = tuple(filter(None, ARGS.tiles.split(",")))
 gen = torch.Generator().manual_seed(0)
 worst = 0.0

@@ -530,9 +530,9 @@ def test_split_k(splits):
 
 
 @pytest.mark.gpu
-def test_split_k_as_a_cluster():
-    """v389: on sm_90 the K splits of a cp.async call (2-8) sum their tiles over a thread-block cluster in the kernel;
-    bit-identical to the fp32 partials + splitk_reduce (the same order: bias, then the splits in turn), for every
+def test_split_k_as_a_cluster(monkeypatch):
+    """v389 (CLUSTER_SPLITS, off until measured): on sm_90 the K splits of a cp.async call (2-8) sum their tiles over a
+    thread-block cluster in the kernel; bit-identical to the fp32 partials + splitk_reduce (the same order: bias, then the splits in turn), for every
     decode tile and a prefill one, ragged R / K / T, bias or not; 12 asked (9 or 11 where the steps allow: past the
     portable cluster) take the partials either way."""
     if not K._sm90a(torch.cuda.current_device()):
@@ -555,12 +555,9 @@ def test_split_k_as_a_cluster():
         for splits in (2, 5, 8, 12):
             ys = []
             for clustered in (True, False):
-                K.CLUSTER_SPLITS = clustered
-                try:
-                    out = torch.full((t, r), float("nan"), dtype=dtype, device="cuda")
-                    ys.append(K.spmm_sm80(x, *weights, b, r, k, v, m, tile=tile, splits=splits, out=out))
-                finally:
-                    K.CLUSTER_SPLITS = True
+                monkeypatch.setattr(K, "CLUSTER_SPLITS", clustered)
+                out = torch.full((t, r), float("nan"), dtype=dtype, device="cuda")
+                ys.append(K.spmm_sm80(x, *weights, b, r, k, v, m, tile=tile, splits=splits, out=out))
             torch.cuda.synchronize()
             what = f"{tile} R={r} K={k} T={t} {cfg} splits={splits}"
             assert not torch.isnan(ys[0]).any(), f"unwritten outputs: {what}"

@@ -707,8 +707,9 @@ SPMM_PDL = True
 # v389: on sm_90 a cp.async call's K splits (2-8: the portable cluster size) form a thread-block cluster whose ranks sum
 # their fp32 tiles through distributed shared memory in the kernel's epilogue (cluster_split_epilogue): no partials
 # through L2 and no splitk_reduce launch. v388 (H100): that launch and the partials took the last ~2 us of a 4096 x
-# 1024 x 64 128:2:8 call (6.9 us). (A/B switch.)
-CLUSTER_SPLITS = True
+# 1024 x 64 128:2:8 call (6.9 us). Off until measured: written and compiled (no spill; CPU tests) in a session whose
+# device time ran out before a GPU ran it (`scripts/sessions/gpu_v389.sh` tests it and times it against the partials).
+CLUSTER_SPLITS = False
 
 # CUDA's limit on a grid's y (and z) dimension; launches whose token tiles exceed it run in chunks.
 MAX_GRID_Y = 65535
