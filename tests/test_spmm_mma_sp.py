@@ -44,6 +44,17 @@ def test_every_variant_compiles(arch, dtype, tmp_path, monkeypatch):
         assert res.spills <= 8 and res.stack_bytes <= 8, res
 
 
+@needs_nvrtc
+def test_cluster_split_epilogue_compiles(tmp_path, monkeypatch):
+    """v389: the split variants of the cp.async tiles with the cluster epilogue (VNM_CLUSTER_SPLITS, sm_90a): their
+    fp32 sums fit the ring's shared memory (a static_assert) and nothing spills."""
+    monkeypatch.setenv("VNM_CACHE_DIR", str(tmp_path))
+    names = [t.name(torch.bfloat16, cols, True) for t in K.TILE_TABLE[False].values() for cols in (True, False)]
+    module = jit.compile(K.SOURCE, names, "sm_90a", defines={"VNM_CLUSTER_SPLITS": 1})
+    for name, res in module.resources().items():
+        assert res.spills == 0 and res.stack_bytes == 0, f"{name}: {res}"
+
+
 def test_warp_specialised_tile_choice():
     for v in (16, 32, 48, 64, 96, 128, 256):
         for m in (4, 8, 16):

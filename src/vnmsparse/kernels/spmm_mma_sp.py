@@ -593,9 +593,10 @@ def _on_sm90a(x: torch.Tensor) -> bool:
 DEFINES: dict = {}
 
 
-def _kernel(name: str, params: tuple = _PARAMS):
-    """Every kernel of this module, with the A/B knobs of DEFINES."""
-    return jit.get_kernel(SOURCE, name, params=params, defines=DEFINES)
+def _kernel(name: str, params: tuple = _PARAMS, cluster_splits: bool = False):
+    """Every kernel of this module, with the A/B knobs of DEFINES (and the cluster split epilogue: CLUSTER_SPLITS)."""
+    return jit.get_kernel(SOURCE, name, params=params,
+                          defines={**DEFINES, "VNM_CLUSTER_SPLITS": 1} if cluster_splits else DEFINES)
 
 
 # v344: plain 2:4 (m == 4, nothing gathered) reads a row-major X as it is, B staged as token rows: no transpose
@@ -789,7 +790,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
     if tile.persistent:  # one wave of resident CTAs, each striding over the tiles
         grid = (min(grid[0] * grid[1], _sms(x.device.index or 0) * tile.ctas_per_sm), 1, 1)
-    _kernel(name).launch(
+    _kernel(name, cluster_splits=clustered).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split),
         shared_mem=tile.smem_bytes, pdl=SPMM_PDL, spread=True, cluster=(1, 1, splits) if clustered else None,

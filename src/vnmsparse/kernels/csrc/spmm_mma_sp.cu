@@ -262,12 +262,17 @@ __device__ __forceinline__ void epilogue(const float (&acc)[WM / 16][WN / 8][4],
   store_staged<T, BM, BN, C_PITCH, NT>(sC, y, row0, tok0, R, ntok, tid);
 }
 
+#ifndef VNM_CLUSTER_SPLITS
+#define VNM_CLUSTER_SPLITS 0
+#endif
+
 struct BlockSync {
   __device__ void operator()() const { __syncthreads(); }
 };
 
 // The K splits of one tile as a thread-block cluster (grid z = cluster z = splits <= 8, sm_90; the host's
-// spmm_mma_sp.CLUSTER_SPLITS): each CTA stages its fp32 sums [BN tokens][BM rows] in its own shared memory, and after a
+// spmm_mma_sp.CLUSTER_SPLITS, which compiles the kernels it launches so with VNM_CLUSTER_SPLITS = 1: the others'
+// code stays as measured): each CTA stages its fp32 sums [BN tokens][BM rows] in its own shared memory, and after a
 // cluster barrier each rank sums its share of the tile's 8-row chunks over the ranks in order (bias first, as
 // splitk_reduce: deterministic), rounds once and stores Y. No fp32 partials through L2, no reduction launch. Every
 // thread of every CTA of the cluster runs it (the cluster barriers).
@@ -592,7 +597,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
   cp_async_wait<0>();
   __syncthreads();
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if VNM_CLUSTER_SPLITS && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   static_assert(!SPLIT || BN * (BM + 4) * 4 <= Plan::BYTES, "a cluster's split sums staged in the ring's shared memory");
   if (SPLIT && cluster_nranks() > 1) {
     cluster_split_epilogue<T, BM, BN, WM, WN, NT>(acc, smem, bias, y, row0, tok0, R, ntok, wm, wn, tid);
