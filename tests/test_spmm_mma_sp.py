@@ -49,7 +49,8 @@ def test_cluster_split_epilogue_compiles(tmp_path, monkeypatch):
     """v389: the split variants of the cp.async tiles with the cluster epilogue (VNM_CLUSTER_SPLITS, sm_90a): their
     fp32 sums fit the ring's shared memory (a static_assert) and nothing spills."""
     monkeypatch.setenv("VNM_CACHE_DIR", str(tmp_path))
-    names = [t.name(torch.bfloat16, cols, True) for t in K.TILE_TABLE[False].values() for cols in (True, False)]
+    names = [t.name(torch.bfloat16, cols, True, xrow) for t in K.TILE_TABLE[False].values()
+             for cols, xrow in ((True, False), (False, False), (False, True))]
     module = jit.compile(K.SOURCE, names, "sm_90a", defines={"VNM_CLUSTER_SPLITS": 1})
     for name, res in module.resources().items():
         assert res.spills == 0 and res.stack_bytes == 0, f"{name}: {res}"
@@ -552,7 +553,7 @@ def test_split_k_as_a_cluster(monkeypatch):
     cases = [((bm, bn), r, k, t, v, m) for (bm, bn), (r, k, t, v, m) in itertools.product(
         [(128, 16), (128, 32), (128, 64), (64, 16), (64, 32), (64, 64), (32, 32), (16, 64)],
         [(300, 1000, 5, 128, 8), (1027, 2048 + 8, 64, 128, 16)])]
-    cases.append(((128, "prefill"), 260, 4096, 200, 128, 8))
+    cases += [((128, "prefill"), 260, 4096, 200, 128, 8), ((64, 32), 520, 2048, 20, 64, 4)]  # (2:4: X rows read)
     for i, (key, r, k, t, v, m) in enumerate(cases):
         tile = K.TILE_TABLE[False][key]
         v = v if v % tile.bm == 0 else tile.bm
