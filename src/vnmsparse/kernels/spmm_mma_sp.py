@@ -266,19 +266,20 @@ def splits_for(ctas: int, steps: int, wave: int) -> int:
 # v388 (H100, same-run A/B over BERT-large and two LLaMA-7B layers, T = 1-64): a cp.async call of 4 steps (K = 1024 at
 # 2:16) ran 8-25% faster as one CTA a row tile than as two splits of 2 at every T (its reduction launch and the fp32
 # partials, ~1.7x the weight's bytes at T = 64, cost more than 2 steps), while 8 steps (2:8) in 4 splits stayed best at
-# T <= 16 and mixed above (x0.80-1.22 unsplit): a split must save more than 2 steps.
+# T <= 16 and mixed above (x0.80-1.22 unsplit): at T <= 64 a split must save more than 2 steps (past 64 tokens, not
+# measured, the wave rule alone as before).
 MIN_STEPS_TO_SPLIT = 6
 
 
 def choose_splits(tile: TileConfig, ntok: int, rows: int, steps: int, sms: int) -> int:
-    """K splits of a cp.async tile: none under MIN_STEPS_TO_SPLIT steps; a wave is 2 CTAs per SM (these tiles fit at
+    """K splits of a cp.async tile: at T <= 64 none under MIN_STEPS_TO_SPLIT steps; a wave is 2 CTAs per SM (these tiles fit at
     least 2). At T <= 64 more splits while each evens the SMs' loads (the most work any SM gets, in whole
     CTAs' worth): H200 v160, LLaMA gate/up at V = 64 (172 row tiles: 1 split leaves 40 SMs two
     CTAs, 2 splits three halves) T = 16 / 32 / 64 22.0 / 25.6 / 33.3 -> 16.9 / 19.4 / 28.7 us, and
     v175, with the 3-stage 64-row tiles (four CTAs an SM), 3 splits (four thirds) T = 32 / 64 19.7 /
     27.2 -> 18.2 / 25.3; where it does not (86 row tiles, 3 splits: 4 loads 0.75 against 0.67) 4
     splits measured +27%."""
-    if steps < MIN_STEPS_TO_SPLIT:
+    if ntok <= 64 and steps < MIN_STEPS_TO_SPLIT:
         return 1
     ctas = -(-rows // tile.bm) * -(-ntok // tile.bn)
     splits = splits_for(ctas, steps, 2 * sms)
