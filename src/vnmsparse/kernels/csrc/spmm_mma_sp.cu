@@ -276,18 +276,19 @@ struct BlockSync {
 // cluster barrier each rank sums its share of the tile's 8-row chunks over the ranks in order (bias first, as
 // splitk_reduce: deterministic), rounds once and stores Y. No fp32 partials through L2, no reduction launch. Every
 // thread of every CTA of the cluster runs it (the cluster barriers).
-template <typename T, int BM, int BN, int WM, int WN, int NT>
+template <typename T, int BM, int BN, int WM, int WN, int NT, int SMEM_BYTES>
 __device__ __forceinline__ void cluster_split_epilogue(const float (&acc)[WM / 16][WN / 8][4], unsigned char* smem,
                                                        const T* bias, T* y, int row0, int tok0, int R, int ntok,
                                                        int wm, int wn, int tid) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  constexpr int MT = WM / 16, NTILES = WN / 8, P_PITCH = BM + 4;  // (+4: a warp's stores hit 32 banks)
+  constexpr int P_PITCH = BM + 4;  // (+4: a warp's stores hit 32 banks)
+  static_assert(BN * P_PITCH * 4 <= SMEM_BYTES, "a cluster's split sums staged in the kernel's shared memory");
   const int lane = tid & 31, gid = lane >> 2, tig = lane & 3;
   float* sP = reinterpret_cast<float*>(smem);
 #pragma unroll
-  for (int mi = 0; mi < MT; ++mi)
+  for (int mi = 0; mi < WM / 16; ++mi)
 #pragma unroll
-    for (int ni = 0; ni < NTILES; ++ni)
+    for (int ni = 0; ni < WN / 8; ++ni)
 #pragma unroll
       for (int e = 0; e < 4; ++e)
         sP[(wn * WN + ni * 8 + 2 * tig + (e & 1)) * P_PITCH + wm * WM + mi * 16 + gid + (e >= 2 ? 8 : 0)] =
@@ -598,10 +599,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
   __syncthreads();
 
 #if VNM_CLUSTER_SPLITS && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  static_assert(!SPLIT || BN * (BM + 4) * 4 <= Plan::BYTES, "a cluster's split sums staged in the ring's shared memory");
-  if (SPLIT && cluster_nranks() > 1) {
-    cluster_split_epilogue<T, BM, BN, WM, WN, NT>(acc, smem, bias, y, row0, tok0, R, ntok, wm, wn, tid);
-    return;
+  if constexpr (SPLIT) {
+    if (cluster_nranks() > 1) {
+      cluster_split_epilogue<T, BM, BN, WM, WN, NT, Plan::BYTES>(acc, smem, bias, y, row0, tok0, R, ntok, wm, wn, tid);
+      return;
+    }
   }
 #endif
   epilogue<T, BM, BN, WM, WN, NT, SPLIT>(acc, smem, bias, y, partial, row0, tok0, R, ntok, wm, wn, tid, BlockSync{});
