@@ -1,7 +1,7 @@
 """A few representative SpMM launches for compute-sanitizer (memcheck / racecheck / synccheck).
 
 Run: compute-sanitizer --tool memcheck python scripts/sanitize_spmm.py [--tiles p,c2,c4 | --split-only |
---cp-async-only | --persistent-only]
+--cp-async-only | --persistent-only] [--cluster-splits] [--gather-rows]
 (--tiles: only the wgmma.sp tiles whose names end with one of these suffixes, so that racecheck's
 100 displayed hazards are theirs; --split-only: only the wgmma.sp decode tiles with K splits.)
 """
@@ -40,6 +40,7 @@ CASES = [  # (R, K, T, pattern, dtype, bias, splits)
     (1000, 4096, 300, "32:2:32", torch.float16, False, 3),  # ... K splits
     (333, 1000, 1000, "32:2:128", torch.bfloat16, True, None),  # ... persistent tiles
     (130, 520, 20, "16:2:32", torch.bfloat16, False, 2),  # ... a narrow tile
+    (520, 1024, 7, "64:2:10", torch.bfloat16, True, 2),  # --gather-rows: the 16-column window, K splits
 ]
 
 ap = argparse.ArgumentParser()
@@ -49,10 +50,13 @@ ap.add_argument("--split-only", action="store_true",
 ap.add_argument("--cp-async-only", action="store_true", help="only the cp.async mma.sp kernels (spmm_sm80, its ws tiles)")
 ap.add_argument("--cluster-splits", action="store_true",
                 help="the cp.async kernel's K splits as thread-block clusters (spmm_mma_sp.CLUSTER_SPLITS, sm_90)")
+ap.add_argument("--gather-rows", action="store_true",
+                help="decode calls gather from X's rows in the cp.async kernel (spmm_mma_sp.GATHER_ROWS)")
 ap.add_argument("--persistent-only", action="store_true",
                 help="only the warp-specialised persistent form (its staging tile reused tile after tile)")
 ARGS = ap.parse_args()
 K.CLUSTER_SPLITS = K.CLUSTER_SPLITS or ARGS.cluster_splits
+K.GATHER_ROWS = K.GATHER_ROWS or ARGS.gather_rows
 ONLY = tuple(filter(None, ARGS.tiles.split(",")))
 gen = torch.Generator().manual_seed(0)
 worst = 0.0

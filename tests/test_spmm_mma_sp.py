@@ -39,6 +39,10 @@ def test_every_variant_compiles(arch, dtype, tmp_path, monkeypatch):
             res = resources[tile.name(dtype, cols, split, xrow)]
             assert res.spills == 0 and res.stack_bytes == 0, f"{tile} cols={cols} split={split} xrow={xrow}: {res}"
             assert res.registers * tile.threads * tile.ctas_per_sm <= 65536, f"{tile}: {res.registers} registers"
+    for tile in K.GATHER_TILES:  # (their __launch_bounds__ plan by the windows' shared memory)
+        for split, xgm in itertools.product((False, True), (8, 16)):
+            res = resources[tile.name(dtype, True, split, True, xgm)]
+            assert res.spills == 0 and res.stack_bytes == 0, f"{tile} split={split} xgm={xgm}: {res}"
     if arch == "sm_90a":  # (its producers, at 40 registers, keep one word of their tile state on the stack: 1 load a tile)
         res = resources[K.ws_forms(K.WS_TILES[128])["persistent"].name(dtype, True, False)]
         assert res.spills <= 8 and res.stack_bytes <= 8, res
@@ -54,6 +58,32 @@ def test_cluster_split_epilogue_compiles(tmp_path, monkeypatch):
     module = jit.compile(K.SOURCE, names, "sm_90a", defines={"VNM_CLUSTER_SPLITS": 1})
     for name, res in module.resources().items():
         assert res.spills == 0 and res.stack_bytes == 0, f"{name}: {res}"
+
+
+def test_gather_window_rule(monkeypatch):
+    """Which calls gather from X's rows in the kernel (GATHER_ROWS): column lists, m <= 16 (the window: 8 or 16
+    columns a group), T <= 64, a cp.async tile, a row-major X of 16-byte runs; the form's name and shared memory."""
+    x = torch.empty(64, 1040, dtype=torch.bfloat16, device="meta")[:, :1024]
+    cols, tile = torch.zeros(1, 1, dtype=torch.int32), K.TILE_TABLE[False][(64, 64)]
+    monkeypatch.setattr(K, "GATHER_ROWS", False)
+    assert K.gather_window(x, cols, 8, tile) == 0
+    monkeypatch.setattr(K, "GATHER_ROWS", True)
+    assert [K.gather_window(x, cols, m, tile) for m in (5, 8, 9, 16, 17, 32)] == [8, 8, 16, 16, 0, 0]
+    assert K.gather_window(x, None, 4, tile) == 0  # plain 2:4: reads_rows' form
+    assert K.gather_window(x, cols, 8 | 1 << 16, tile) == 0  # a union layout
+    assert K.gather_window(torch.empty(65, 1024, dtype=torch.bfloat16, device="meta"), cols, 8, tile) == 0
+    assert K.gather_window(x[:, :1020], cols, 8, tile) == 0  # K % 8
+    assert K.gather_window(x.t().contiguous().t(), cols, 8, tile) == 0  # feature-major: read as X^T
+    for other in (K.TILE_TABLE[True][(128, 64)], K.WS_TILES[128]):
+        assert K.gather_window(x, cols, 8, other) == 0
+    assert tile.name(torch.bfloat16, True, True, True, 16).endswith(", true, true, true, 16>")
+    with pytest.raises(ValueError, match="row-major X"):
+        tile.name(torch.bfloat16, False, False, True, 8)
+    with pytest.raises(ValueError, match="row-major X"):
+        tile.name(torch.bfloat16, True, False, False, 8)
+    # B's ring holds [bn][16 xgm] windows a stage, and one [bn][64] gathered tile follows
+    stage = (64 * 2 * K.KS + K.KS * 16 * 64) * 2 + 64 * K.KS // 2
+    assert tile.smem(16) == 3 * stage + 64 * 64 * 2 and tile.smem(0) == tile.smem_bytes
 
 
 def test_warp_specialised_tile_choice():
@@ -576,6 +606,46 @@ def test_split_k_as_a_cluster(monkeypatch):
             err = ((ys[0].float() - ref).norm() / ref.norm()).item()
             assert err < 1e-2, f"rel err {err:.3e}: {what}"
             assert torch.equal(ys[0], ys[1]), f"cluster sums differ from splitk_reduce's: {what}"
+
+
+@pytest.mark.gpu
+def test_gathered_from_x_rows(monkeypatch):
+    """v391 (GATHER_ROWS, off until measured): a decode call of a gathered weight (m <= 16) reads X's rows and picks the
+    kept columns in the kernel, with no transpose launch; bit-identical to the transposed X^T path (the same B values,
+    the same mma order) for every decode tile (two shapes each), both windows (m = 5, 8 / 10, 16), ragged R, K % 8 == 0 with a partial
+    last stage, T = 1-64 with a partial token tile, rows strided past K, bias or not, unsplit, split and (sm_90)
+    clustered; against fp32, outputs poisoned."""
+    gen = torch.Generator().manual_seed(391)
+    transposes = []
+    real = K.feature_major
+    monkeypatch.setattr(K, "feature_major", lambda *a, **kw: transposes.append(1) or real(*a, **kw))
+    clusters = (False, True) if K._sm90a(torch.cuda.current_device()) else (False,)
+    shapes = [(300, 1000, 1, 8), (1027, 2048 + 8, 64, 16), (130, 1032, 33, 5), (520, 1024, 7, 10)]
+    cases = [(tile, shapes[(i + j) % len(shapes)]) for i, tile in enumerate(K.GATHER_TILES) for j in (0, 2)]
+    for i, (tile, (r, k, t, m)) in enumerate(cases):
+        v = max(tile.bm, 64)
+        dtype = torch.bfloat16 if i % 2 else torch.float16
+        cfg = vs.VNMConfig(v, 2, m)
+        w = random_vnm(r, k, cfg, dtype, "cuda", gen)
+        weights = K.layout_of(vs.pack(w, cfg))
+        x = torch.randn(t, k + 8 * (i % 3), generator=gen).to(dtype).cuda()[:, :k]  # (rows strided past K)
+        b = torch.randn(r, generator=gen).to(dtype).cuda() if i % 3 else None
+        ref = x.float() @ w.float().t() + (b.float() if b is not None else 0)
+        for splits, clustered in [(1, False)] + [(s, c) for s in (2, 4) for c in clusters]:
+            monkeypatch.setattr(K, "CLUSTER_SPLITS", clustered)
+            ys = []
+            for gathered in (True, False):
+                monkeypatch.setattr(K, "GATHER_ROWS", gathered)
+                transposes.clear()
+                out = torch.full((t, r), float("nan"), dtype=dtype, device="cuda")
+                ys.append(K.spmm_sm80(x, *weights, b, r, k, v, m, tile=tile, splits=splits, out=out))
+                assert bool(transposes) != gathered, f"{tile} {cfg}: transposed={bool(transposes)}"
+            torch.cuda.synchronize()
+            what = f"{tile} R={r} K={k} T={t} {cfg} splits={splits} clustered={clustered}"
+            assert not torch.isnan(ys[0]).any(), f"unwritten outputs: {what}"
+            err = ((ys[0].float() - ref).norm() / ref.norm()).item()
+            assert err < 1e-2, f"rel err {err:.3e}: {what}"
+            assert torch.equal(ys[0], ys[1]), f"gathered from X's rows differs from X^T's: {what}"
 
 
 @pytest.mark.gpu

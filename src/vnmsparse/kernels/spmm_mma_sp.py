@@ -52,8 +52,16 @@ class TileConfig:
         return (self.bm // self.wm) * (self.bn // self.wn) * 32 + (32 if self.bulk else 0) + 32 * self.producers
 
     @property
-    def smem_bytes(self) -> int:  # mirrors SmemPlan / BulkPlan in the .cu
+    def smem_bytes(self) -> int:
+        return self.smem()
+
+    def smem(self, xgm: int = 0) -> int:
+        """Dynamic shared memory of the tile's kernel (mirrors SmemPlan / BulkPlan in the .cu); ``xgm``: the form that
+        gathers from X's rows (:func:`gather_window`)."""
         epilogue = self.bn * (self.bm + 8) * 2
+        if xgm:  # B's ring holds windows of X's rows, and one gathered tile follows the codes
+            stage = (self.bm * 2 * KS + KS * xgm * self.bn) * 2 + self.bm * KS // 2
+            return max(self.stages * stage + 4 * KS * self.bn * 2, epilogue)
         if not self.bulk:
             stage = (self.bm * 2 * KS + 4 * KS * self.bn) * 2 + self.bm * KS // 2
             if self.producers:  # + the full and empty mbarriers after the ring / epilogue tile (the .cu's WsPlan)
@@ -80,10 +88,12 @@ class TileConfig:
         kind = "bulk" if self.bulk else f"ws{self.producers}p" if self.producers else "sm80"
         return f"{kind}{self.bm}x{self.bn}w{self.wm}x{self.wn}s{self.stages}" + ("P" if self.persistent else "")
 
-    def name(self, dtype: torch.dtype, has_cols: bool, split: bool, xrow: bool = False) -> str:
-        """``xrow``: the cp.async kernel reading a row-major X (plain 2:4, no column lists; :func:`reads_rows`)."""
-        if xrow and (self.bulk or self.producers or has_cols):
-            raise ValueError(f"only the cp.async tiles read a row-major X, and only without column lists, not {self}")
+    def name(self, dtype: torch.dtype, has_cols: bool, split: bool, xrow: bool = False, xgm: int = 0) -> str:
+        """``xrow``: the cp.async kernel reading a row-major X (plain 2:4, no column lists; :func:`reads_rows`);
+        ``xgm``: reading it with column lists, gathered in the kernel from windows of m <= xgm (:func:`gather_window`)."""
+        if xrow and (self.bulk or self.producers or has_cols != bool(xgm)) or (xgm and not xrow):
+            raise ValueError(f"only the cp.async tiles read a row-major X, gathering it only with xgm > 0, not {self} "
+                             f"with has_cols={has_cols}, xgm={xgm}")
         if self.persistent and not (self.producers and has_cols):
             # (without column lists its producers, at 40 registers, hoist each copy's offset out of the tile loop and
             # spill them: ~870 bytes)
@@ -96,7 +106,7 @@ class TileConfig:
                 ("true",) if self.persistent else ())
             return "vnm::spmm_mma_sp_ws<" + ", ".join(str(a) for a in args) + ">"
         args = (_CTYPE[dtype], self.bm, self.bn, self.wm, self.wn, self.stages, _b(has_cols), _b(split)) + (
-            ("true",) if xrow else ())
+            ("true",) if xrow else ()) + ((xgm,) if xgm else ())
         kernel = "spmm_mma_sp_bulk" if self.bulk else "spmm_mma_sp"
         return f"vnm::{kernel}<" + ", ".join(str(a) for a in args) + ">"
 
@@ -608,10 +618,37 @@ XROW_2_4 = True  # (A/B switch: False transposes X as for the gathered forms)
 
 def reads_rows(x2: torch.Tensor, cols: torch.Tensor | None, m: int) -> bool:
     """Whether the cp.async kernel reads x2 [T, K] row-major as it is: plain 2:4 (m == 4, no column lists) on a
-    row-major x2 whose rows are 16-byte aligned runs (K % 8 == 0); a feature-major x2 is read as X^T instead. (A
+    :func:`row_major_runs` x2."""
+    return XROW_2_4 and cols is None and m == 4 and row_major_runs(x2)
+
+
+def row_major_runs(x2: torch.Tensor) -> bool:
+    """A row-major x2 whose rows are 16-byte aligned runs (K % 8 == 0), not a feature-major one (read as X^T). (A
     thread's copies step over rows by a 32-bit byte offset: x2's row stride under 2^26 elements.)"""
-    return (XROW_2_4 and cols is None and m == 4 and not is_feature_major(x2) and x2.stride(1) == 1
-            and x2.shape[1] % 8 == 0 and x2.stride(0) % 8 == 0 and x2.stride(0) < 1 << 26 and x2.data_ptr() % 16 == 0)
+    return (not is_feature_major(x2) and x2.stride(1) == 1 and x2.shape[1] % 8 == 0 and x2.stride(0) % 8 == 0
+            and x2.stride(0) < 1 << 26 and x2.data_ptr() % 16 == 0)
+
+
+# v391: decode calls (T <= GATHER_ROWS_MAX_TOKENS) of a gathered weight with m <= 16 may read X's rows and gather the
+# kept columns in the kernel (windows of KS m columns a stage, picked out of shared memory) instead of launching X's
+# transpose first: at 2:8 / 2:16 on K = 1024, T = 32-64, the transpose was a third of the call (v388: 1.9 of 6.9 us
+# on the H100) and the H200's decode bar fails there (v380: 0.75 / 0.90 of cuBLAS). Off until measured (written in a
+# session whose device time went to failed starts): `scripts/sessions/gpu_v391.sh`.
+GATHER_ROWS = False
+GATHER_ROWS_MAX_TOKENS = 64
+
+
+GATHER_TILES = tuple(t for key, t in TILE_TABLE[False].items() if key[1] in (16, 32, 64))  # (the decode tiles)
+
+
+def gather_window(x2: torch.Tensor, cols: torch.Tensor | None, m: int, tile: TileConfig) -> int:
+    """The kernel's window (8 or 16: the most columns a group, its XGM) where a cp.async call of tile gathers the kept
+    columns from X's rows itself (GATHER_ROWS: column lists, m <= 16, a decode token count, a :func:`row_major_runs`
+    x2; a union layout's m, its window shift in the high half, is > 16), else 0."""
+    if not (GATHER_ROWS and cols is not None and m <= 16 and not tile.bulk and not tile.producers
+            and x2.shape[0] <= GATHER_ROWS_MAX_TOKENS and row_major_runs(x2)):
+        return 0
+    return 8 if m <= 8 else 16
 
 
 def is_feature_major(x2: torch.Tensor) -> bool:
@@ -772,7 +809,8 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
             _spmm(x2[t0:t0 + chunk], values, meta, cols, bias, r, k, v, m, bulk=bulk, tile=tile, splits=splits,
                   out=y[t0:t0 + chunk])
         return y.view(*x.shape[:-1], r)
-    xrow = not bulk and not tile.producers and reads_rows(x2, cols, m)
+    xgm = gather_window(x2, cols, m, tile)
+    xrow = xgm > 0 or (not bulk and not tile.producers and reads_rows(x2, cols, m))
     xt, ldx, ntok_load = (x2, x2.stride(0), ntok) if xrow else feature_major(x2, cols)
     steps = values.shape[1]
     gp = steps * KS
@@ -786,14 +824,14 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     clustered = (1 < splits <= DECODE_MAX_SPLITS and CLUSTER_SPLITS and not bulk and not tile.producers
                  and _sm90a(x.device.index or 0) and y.is_contiguous())
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 and not clustered else None
-    name = tile.name(x.dtype, cols is not None, splits > 1, xrow)
+    name = tile.name(x.dtype, cols is not None, splits > 1, xrow, xgm)
     grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
     if tile.persistent:  # one wave of resident CTAs, each striding over the tiles
         grid = (min(grid[0] * grid[1], _sms(x.device.index or 0) * tile.ctas_per_sm), 1, 1)
     _kernel(name, cluster_splits=clustered).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split),
-        shared_mem=tile.smem_bytes, pdl=SPMM_PDL, spread=True, cluster=(1, 1, splits) if clustered else None,
+        shared_mem=tile.smem(xgm), pdl=SPMM_PDL, spread=True, cluster=(1, 1, splits) if clustered else None,
     )
     if partial is not None:
         reduce_splits(partial, bias, y, _sms(x.device.index or 0))
@@ -1149,6 +1187,7 @@ def name_expressions(dtype: torch.dtype, arch: str | None = None) -> list[str]:
     ``arch`` (the setmaxnreg tiles, WS_PREFILL_TILES, for sm_90a only) if given."""
     names = [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in (False, True)]
     names += [t.name(dtype, False, s, True) for t in TILE_TABLE[False].values() for s in (False, True)]
+    names += [t.name(dtype, True, s, True, g) for t in GATHER_TILES for s in (False, True) for g in (8, 16)]
     ws = (*WS_TILES.values(), *(WS_PREFILL_TILES.values() if arch in (None, "sm_90a") else ()),
           *((ws_forms(WS_TILES[128])["persistent"],) if arch in (None, "sm_90a") else ()))
     names += [t.name(dtype, c, False) for t in ws for c in (True, False) if c or not t.persistent]

@@ -45,12 +45,16 @@ VNM_MMA_SP(__nv_bfloat16, "bf16")
 // Column word used for plain 2:4 (m == 4): every group keeps columns 0, 1, 2, 3.
 constexpr u32 IDENTITY_COLUMNS = 0x03020100u;
 
-template <int BM, int BN, int STAGES>
+// XGM > 0 (the cp.async kernel gathering from X's rows, spmm_mma_sp's XGM): B's ring holds each stage's window of X
+// rows, [BN tokens][KS XGM columns] (m <= XGM), and one more tile G, [BN][KROWS], holds the stage's gathered columns
+// for the math (after the codes).
+template <int BM, int BN, int STAGES, int XGM = 0>
 struct SmemPlan {
   static constexpr int A = BM * 2 * KS;  // elements per stage
-  static constexpr int B = KROWS * BN;   // elements per stage
+  static constexpr int B = (XGM ? KS * XGM : KROWS) * BN;  // elements per stage
   static constexpr int M = BM * KS / 2;  // bytes per stage
-  static constexpr int PIPE = STAGES * (A + B) * 2 + STAGES * M;
+  static constexpr int G = XGM ? KROWS * BN : 0;  // elements
+  static constexpr int PIPE = STAGES * (A + B) * 2 + STAGES * M + G * 2;
   static constexpr int C_PITCH = BM + 8;  // epilogue tile [BN][BM + 8]: padding breaks bank conflicts
   static constexpr int EPI = BN * C_PITCH * 2;
   static constexpr int BYTES = PIPE > EPI ? PIPE : EPI;
@@ -197,7 +201,7 @@ __device__ __forceinline__ void mma_stage(float (&acc)[WM / 16][WN / 8][4], cons
 // A warp's ldmatrix addresses in stage buffer 0 of a ring (Plan's A, B and codes per stage), and the math of buffer
 // `buf`: both k-steps. A stage's addresses are these plus one uniform offset (SASS: LDSM [R + UR + imm], no
 // arithmetic; v349: from the stage pointers, ptxas rebuilt each one a stage, ~3 instructions).
-template <typename T, int WM, int WN, typename SB, typename Plan>
+template <typename T, int WM, int WN, typename SB, typename Plan, bool B_RING = true>
 struct StageMath {
   u32 a_at[2], b_at[SB::AT];
 
@@ -214,7 +218,7 @@ struct StageMath {
     for (int s = 0; s < 2; ++s) {
       f.load_a_at(s, a_at[s] + buf * (Plan::A * sizeof(T)), sM + buf * Plan::M, wm, lane);
       f.run(acc, s, [&](int ks, int ni, u32 (&bf)[4]) {
-        SB::load(bf, b_at[SB::x(ks, ni)] + buf * (Plan::B * sizeof(T)) + SB::imm(ks, ni));
+        SB::load(bf, b_at[SB::x(ks, ni)] + (B_RING ? buf * (Plan::B * sizeof(T)) : 0) + SB::imm(ks, ni));
       });
     }
   }
@@ -347,7 +351,7 @@ constexpr int planned_ctas(int threads, int smem, int acc_regs) {
 // Shared-space destinations of a thread's B copies: copy j lands at row r0 + j STEP of a stage's tile (rows PITCH
 // elements, its chunk c swizzled over CPR chunks a row). The swizzle repeats every 8 rows, so a destination is one of
 // DPER per-thread bases, the stage's offset and an immediate (v354: the copies' LEA / IADD3 rebuilt each one).
-template <typename T, int PITCH, int CPR, int STEP>
+template <typename T, int PITCH, int CPR, int STEP, bool SWIZZLED = true>
 struct BDest {
   static constexpr int DPER = STEP % 8 == 0 ? 1 : 8 / STEP;  // copies a period of the swizzle
   static_assert(STEP % 8 == 0 || 8 % STEP == 0, "copies whole periods of the swizzle apart");
@@ -357,7 +361,7 @@ struct BDest {
 #pragma unroll
     for (int p = 0; p < DPER; ++p) {
       const int r = r0 + STEP * p;
-      d[p] = smem_addr(tile) + (r * PITCH + swizzle<CPR>(r, c) * 8) * sizeof(T);
+      d[p] = smem_addr(tile) + (r * PITCH + (SWIZZLED ? swizzle<CPR>(r, c) : c) * 8) * sizeof(T);
     }
   }
   __device__ __forceinline__ u32 at(int j, u32 stage) const {
@@ -428,9 +432,14 @@ struct ACopies {
 // Nothing is gathered there, so B is staged as [BN tokens][KROWS k] rows (X's own 128-byte runs) and read by
 // ldmatrix without .trans: the call needs no transpose of X (4 T K bytes through DRAM; v344, H100, 4096^2 x 8192:
 // 762 -> 650 us, the transpose's ~49 and a kernel that reads X's rows faster than X^T's).
-template <typename T, int BM, int BN, int WM, int WN, int STAGES, bool HAS_COLS, bool SPLIT, bool XROW = false>
+// XGM > 0 (with HAS_COLS and XROW; m <= XGM, no union layout; spmm_mma_sp.GATHER_ROWS): X row-major as above, the
+// columns gathered in the kernel: each stage copies the window of X's rows that its KS groups span (KS m columns from
+// g0 m, 16-byte runs), then the CTA picks each group's 4 kept columns out of shared memory into a [BN][KROWS] tile
+// that the math reads as XROW's: no transpose launch (the decode calls' first of three).
+template <typename T, int BM, int BN, int WM, int WN, int STAGES, bool HAS_COLS, bool SPLIT, bool XROW = false,
+          int XGM = 0>
 __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
-                                  planned_ctas((BM / WM) * (BN / WN) * 32, SmemPlan<BM, BN, STAGES>::BYTES,
+                                  planned_ctas((BM / WM) * (BN / WN) * 32, SmemPlan<BM, BN, STAGES, XGM>::BYTES,
                                                WM * WN / 32))
     spmm_mma_sp(const T* __restrict__ values, const u8* __restrict__ meta, const u32* __restrict__ cols,
                 const T* __restrict__ xt, const T* __restrict__ bias, T* __restrict__ y,
@@ -439,23 +448,27 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
   constexpr int WARPS_N = BN / WN;
   constexpr int NT = (BM / WM) * WARPS_N * 32;
   constexpr int MT = WM / 16, NTILES = WN / 8;
-  constexpr int B_CPR = (XROW ? KROWS : BN) / 8;  // 16-byte chunks a staged B row (a k-row of X^T, or a token of X)
+  constexpr bool GATHER_ROWS = XGM > 0;
+  // 16-byte chunks a staged B row (a k-row of X^T, or a token of X: KROWS columns, or the window of XGM-column groups)
+  constexpr int B_CPR = (XROW ? (GATHER_ROWS ? KS * XGM : KROWS) : BN) / 8;
   // B copies: one thread per 16-byte chunk of a gathered row, so that a warp's copy instruction asks L2 for whole
   // 128-byte lines. v338 (H100, ncu): with TPR = 2 threads a row, each copying 4 chunks, L2's tag
   // requests were 91% busy (sectors 55%); whole lines cut a 128 x 64 stage's requests 512 -> 320 and the prefill's
   // time 9-27% (4096^2 x 8192: 128:2:8 497 -> 445 us, 2:4 991 -> 834), once v337 had made each copy's address cheap
   // (v20's whole lines had lost 10-30% to that address math).
-  constexpr int B_TASKS = KROWS * BN / 8;
-  static_assert(!(XROW && HAS_COLS), "X row-major is read only where nothing is gathered (plain 2:4)");
+  constexpr int B_TASKS = (XROW ? BN : KROWS) * B_CPR;
+  static_assert(XROW ? HAS_COLS == GATHER_ROWS : !GATHER_ROWS,
+                "X row-major: plain 2:4 as it is, or gathered in the kernel (XGM > 0) where there are column lists");
   using SB = StageB<T, WN, BN, BN, true, XROW>;
   constexpr int B_ITERS = (B_TASKS + NT - 1) / NT;
-  using Plan = SmemPlan<BM, BN, STAGES>;
+  using Plan = SmemPlan<BM, BN, STAGES, XGM>;
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
 
   extern __shared__ __align__(128) unsigned char smem[];
   T* sA = reinterpret_cast<T*>(smem);
   T* sB = sA + STAGES * Plan::A;
   u8* sM = reinterpret_cast<u8*>(sB + STAGES * Plan::B);
+  T* sG = reinterpret_cast<T*>(sM + STAGES * Plan::M);  // (GATHER_ROWS: the stage's gathered columns)
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = warp / WARPS_N, wn = warp % WARPS_N;
@@ -474,13 +487,15 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
   // is the same every stage: the copy's own part is one multiply-add of its X^T row. Copy j's k-row is
   // kr0 + j KR_STEP: its column word is j KR_STEP / 4 words after the thread's first, the same byte of each.
   constexpr int KR_STEP = NT / B_CPR;
-  static_assert(NT % B_CPR == 0 && (B_ITERS == 1 || KR_STEP % 4 == 0), "a thread's B copies: one chunk, one byte of their column words");
+  static_assert(NT % B_CPR == 0 && (XROW || B_ITERS == 1 || KR_STEP % 4 == 0),
+                "a thread's B copies: one chunk, one byte of their column words");
   const int bc = tid % B_CPR, kr0 = tid / B_CPR;
   // Column words of the groups whose B rows this thread copies, fetched one stage ahead so that
   // their global-load latency hides behind a stage of math. With B_CPR >= 8 a warp's rows of one copy lie in one
   // group, so its copies' words differ only by j: lane j holds word j, the others read it by shuffle (one register,
   // not B_ITERS: v354, no spill in any variant).
   constexpr bool SHUFFLED = HAS_COLS && !XROW && B_CPR >= 8 && B_TASKS % NT == 0 && B_ITERS > 1 && B_ITERS <= 32;
+  static_assert(!GATHER_ROWS || (B_CPR == 16 || B_CPR == 32), "GATHER_ROWS: a window of 8 or 16 columns a group");
   constexpr int WORDS = SHUFFLED ? 1 : B_ITERS;
   u32 colw[WORDS];
 #pragma unroll
@@ -502,7 +517,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
   asm("" : "+l"(xcol));
   asm("" : "+l"(xrow));
   auto fetch_columns = [&](int step) {
-    if (!HAS_COLS || step >= kend) return;  // (past the last stage: no copies read them)
+    if (!HAS_COLS || XROW || step >= kend) return;  // (past the last stage: no copies read them)
     if constexpr (SHUFFLED) {
       colw[0] = __ldg(colt + step * KS + (lane % B_ITERS) * (KR_STEP / 4));
     } else {
@@ -511,8 +526,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
         if (B_TASKS % NT == 0 || tid + j * NT < B_TASKS) colw[j] = __ldg(colt + step * KS + j * (KR_STEP / 4));
     }
   };
-  // (XROW: rows are tokens, KROWS elements)
-  const BDest<T, XROW ? KROWS : BN, B_CPR, KR_STEP> b_dest(sB, kr0, bc);
+  // (XROW: rows are tokens, KROWS elements; GATHER_ROWS: the window, unswizzled, as the gather reads it)
+  const BDest<T, B_CPR * 8, B_CPR, KR_STEP, !GATHER_ROWS> b_dest(sB, kr0, bc);
 
   const ACopies<T, BM, NT> a_copies(values, meta, row0, R, total_steps, tid);
   auto load_stage = [&](int buf, int step) {
@@ -520,8 +535,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
     const int g0 = step * KS;
     const u32 stage = buf * (Plan::B * sizeof(T));
     if constexpr (XROW) {
-      const int k = g0 * 4 + bc * 8;  // (m == 4: group g holds columns 4 g ..)
-      const bool k_ok = k < K;
+      const int k = g0 * (GATHER_ROWS ? m : 4) + bc * 8;  // (group g holds columns m g ..; plain 2:4: m == 4)
+      const bool k_ok = k < K && (!GATHER_ROWS || bc * 8 < KS * m);
       const char* src = xrow + (k_ok ? k * sizeof(T) : 0);
       asm("" : "+l"(src));  // (else ptxas adds j's rows to k first, then X: two more adds a copy)
       if (whole_tile) {  // every token row real: copy j is j KR_STEP rows after the first, one IMAD.WIDE
@@ -571,10 +586,33 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
 
   float acc[MT][NTILES][4];
   zero(acc);
-  const StageMath<T, WM, WN, SB, Plan> math(sA, sB, wm, wn, lane);
+  const StageMath<T, WM, WN, SB, Plan, !GATHER_ROWS> math(sA, GATHER_ROWS ? sG : sB, wm, wn, lane);
+
+  // GATHER_ROWS: a thread builds word `lane` of the gathered tile's token rows warp, warp + NW, ..: its k-rows 2 lane
+  // and 2 lane + 1 are group lane / 2's kept columns 2 (lane & 1) and 2 (lane & 1) + 1 (their bytes of the group's
+  // column word, fetched a step ahead). A warp reads one token row of the window (<= 4-way bank conflicts: 64 of its
+  // KS m columns) and writes its 32 words (conflict-free).
+  constexpr int NW = NT / 32;
+  u32 gword = 0;
+  auto fetch_gather_word = [&](int step) {
+    if (GATHER_ROWS && step < kend) gword = __ldg(colrow + step * KS + (lane >> 1));
+  };
+  auto gather = [&](int buf, u32 word) {
+    const int shift = 16 * (lane & 1), base = (lane >> 1) * m;
+    const int o0 = base + ((word >> shift) & 0xff), o1 = base + ((word >> (shift + 8)) & 0xff);
+    const unsigned short* win = reinterpret_cast<const unsigned short*>(sB + buf * Plan::B) + warp * (B_CPR * 8);
+    u32* g = reinterpret_cast<u32*>(sG);
+#pragma unroll
+    for (int j = 0; j < BN / NW; ++j) {
+      const int t = warp + NW * j;
+      const u32 lo = win[j * NW * (B_CPR * 8) + o0], hi = win[j * NW * (B_CPR * 8) + o1];
+      g[(t * KROWS + (((lane >> 2) ^ (t & 7)) << 3)) / 2 + (lane & 3)] = lo | (hi << 16);
+    }
+  };
 
   // Multistage cp.async pipeline: STAGES-1 stages in flight while one is consumed.
   fetch_columns(kbeg);
+  fetch_gather_word(kbeg);
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (kbeg + s < kend) {
@@ -592,6 +630,12 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
       fetch_columns(next + 1);
     }
     cp_async_commit();
+    if constexpr (GATHER_ROWS) {
+      const u32 word = gword;
+      fetch_gather_word(step + 1);
+      gather(math_buf, word);
+      __syncthreads();  // the gathered tile whole (everyone was done reading the last one: the barrier above)
+    }
     math.run(acc, math_buf, sM, wm, lane);
   };
   for (int step = kbeg; step < kend; ++step) step_body(step, (step - kbeg) % STAGES);
