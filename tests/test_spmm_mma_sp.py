@@ -639,7 +639,8 @@ def test_gathered_from_x_rows(monkeypatch):
                 transposes.clear()
                 out = torch.full((t, r), float("nan"), dtype=dtype, device="cuda")
                 ys.append(K.spmm_sm80(x, *weights, b, r, k, v, m, tile=tile, splits=splits, out=out))
-                assert bool(transposes) != gathered, f"{tile} {cfg}: transposed={bool(transposes)}"
+                gathers = gathered and K.gather_window(x, weights[2], m, tile) > 0  # (the windows fit the GPU)
+                assert bool(transposes) != gathers, f"{tile} {cfg}: transposed={bool(transposes)}"
             torch.cuda.synchronize()
             what = f"{tile} R={r} K={k} T={t} {cfg} splits={splits} clustered={clustered}"
             assert not torch.isnan(ys[0]).any(), f"unwritten outputs: {what}"

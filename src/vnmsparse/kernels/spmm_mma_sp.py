@@ -590,6 +590,11 @@ def _sms(device_index: int) -> int:
 
 
 @functools.lru_cache(maxsize=None)
+def _smem_optin(device_index: int) -> int:
+    return torch.cuda.get_device_properties(device_index).shared_memory_per_block_optin
+
+
+@functools.lru_cache(maxsize=None)
 def _sm90a(device_index: int) -> bool:
     """Whether the kernels are built for sm_90a there (setmaxnreg: WS_PREFILL_TILES)."""
     return torch.cuda.get_device_capability(device_index) == (9, 0)
@@ -648,7 +653,8 @@ def gather_window(x2: torch.Tensor, cols: torch.Tensor | None, m: int, tile: Til
     if not (GATHER_ROWS and cols is not None and m <= 16 and not tile.bulk and not tile.producers
             and x2.shape[0] <= GATHER_ROWS_MAX_TOKENS and row_major_runs(x2)):
         return 0
-    return 8 if m <= 8 else 16
+    xgm = 8 if m <= 8 else 16  # (and where the GPU gives a CTA the windows' shared memory: sm_86 / sm_89 99 KB)
+    return xgm if not x2.is_cuda or tile.smem(xgm) <= _smem_optin(x2.device.index or 0) else 0
 
 
 def is_feature_major(x2: torch.Tensor) -> bool:
