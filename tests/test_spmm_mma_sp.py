@@ -62,7 +62,8 @@ def test_cluster_split_epilogue_compiles(tmp_path, monkeypatch):
 
 def test_gather_window_rule(monkeypatch):
     """Which calls gather from X's rows in the kernel (GATHER_ROWS): column lists, m <= 16 (the window: 8 or 16
-    columns a group), T <= 64, a cp.async tile, a row-major X of 16-byte runs; the form's name and shared memory."""
+    columns a group), T <= 64, a cp.async decode tile, a row-major X of 16-byte runs; the form's name and shared
+    memory."""
     x = torch.empty(64, 1040, dtype=torch.bfloat16, device="meta")[:, :1024]
     cols, tile = torch.zeros(1, 1, dtype=torch.int32), K.TILE_TABLE[False][(64, 64)]
     monkeypatch.setattr(K, "GATHER_ROWS", False)
@@ -74,7 +75,7 @@ def test_gather_window_rule(monkeypatch):
     assert K.gather_window(torch.empty(65, 1024, dtype=torch.bfloat16, device="meta"), cols, 8, tile) == 0
     assert K.gather_window(x[:, :1020], cols, 8, tile) == 0  # K % 8
     assert K.gather_window(x.t().contiguous().t(), cols, 8, tile) == 0  # feature-major: read as X^T
-    for other in (K.TILE_TABLE[True][(128, 64)], K.WS_TILES[128]):
+    for other in (K.TILE_TABLE[True][(128, 64)], K.WS_TILES[128], K.TILE_TABLE[False][(64, "prefill")]):
         assert K.gather_window(x, cols, 8, other) == 0
     assert tile.name(torch.bfloat16, True, True, True, 16).endswith(", true, true, true, 16>")
     with pytest.raises(ValueError, match="row-major X"):

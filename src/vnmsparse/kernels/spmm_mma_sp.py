@@ -648,9 +648,9 @@ GATHER_TILES = tuple(t for key, t in TILE_TABLE[False].items() if key[1] in (16,
 
 def gather_window(x2: torch.Tensor, cols: torch.Tensor | None, m: int, tile: TileConfig) -> int:
     """The kernel's window (8 or 16: the most columns a group, its XGM) where a cp.async call of tile gathers the kept
-    columns from X's rows itself (GATHER_ROWS: column lists, m <= 16, a decode token count, a :func:`row_major_runs`
-    x2; a union layout's m, its window shift in the high half, is > 16), else 0."""
-    if not (GATHER_ROWS and cols is not None and m <= 16 and not tile.bulk and not tile.producers
+    columns from X's rows itself (GATHER_ROWS: column lists, m <= 16, a decode tile and token count, a
+    :func:`row_major_runs` x2; a union layout's m, its window shift in the high half, is > 16), else 0."""
+    if not (GATHER_ROWS and cols is not None and m <= 16 and tile in GATHER_TILES
             and x2.shape[0] <= GATHER_ROWS_MAX_TOKENS and row_major_runs(x2)):
         return 0
     xgm = 8 if m <= 8 else 16  # (and where the GPU gives a CTA the windows' shared memory: sm_86 / sm_89 99 KB)
