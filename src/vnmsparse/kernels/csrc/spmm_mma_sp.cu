@@ -591,9 +591,17 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
   // GATHER_ROWS: a thread builds word `lane` of the gathered tile's token rows warp, warp + NW, ..: its k-rows 2 lane
   // and 2 lane + 1 are group lane / 2's kept columns 2 (lane & 1) and 2 (lane & 1) + 1 (their bytes of the group's
   // column word, fetched a step ahead). A warp reads one token row of the window (<= 4-way bank conflicts: 64 of its
-  // KS m columns) and writes its 32 words (conflict-free).
-  constexpr int NW = NT / 32;
+  // KS m columns) and writes its 32 words (conflict-free). Loads go in batches ahead of their stores (the compiler
+  // cannot tell the window from the tile, so a store would hold back every later load), and a store's address is one
+  // of GP per-thread bases plus an immediate (rows 8 apart share the tile's swizzle).
+  constexpr int NW = NT / 32, GJ = BN / NW, GBATCH = GJ < 8 ? GJ : 8, GP = 8 / NW < GJ ? 8 / NW : GJ;
   u32 gword = 0;
+  u32* gdst[GP];
+#pragma unroll
+  for (int p = 0; p < GP; ++p) {
+    const int t = warp + NW * p;
+    gdst[p] = reinterpret_cast<u32*>(sG) + (t * KROWS + (((lane >> 2) ^ (t & 7)) << 3)) / 2 + (lane & 3);
+  }
   auto fetch_gather_word = [&](int step) {
     if (GATHER_ROWS && step < kend) gword = __ldg(colrow + step * KS + (lane >> 1));
   };
@@ -601,12 +609,16 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
     const int shift = 16 * (lane & 1), base = (lane >> 1) * m;
     const int o0 = base + ((word >> shift) & 0xff), o1 = base + ((word >> (shift + 8)) & 0xff);
     const unsigned short* win = reinterpret_cast<const unsigned short*>(sB + buf * Plan::B) + warp * (B_CPR * 8);
-    u32* g = reinterpret_cast<u32*>(sG);
 #pragma unroll
-    for (int j = 0; j < BN / NW; ++j) {
-      const int t = warp + NW * j;
-      const u32 lo = win[j * NW * (B_CPR * 8) + o0], hi = win[j * NW * (B_CPR * 8) + o1];
-      g[(t * KROWS + (((lane >> 2) ^ (t & 7)) << 3)) / 2 + (lane & 3)] = lo | (hi << 16);
+    for (int j0 = 0; j0 < GJ; j0 += GBATCH) {
+      u32 w[GBATCH];
+#pragma unroll
+      for (int b = 0; b < GBATCH; ++b) {
+        const unsigned short* row = win + (j0 + b) * NW * (B_CPR * 8);
+        w[b] = row[o0] | (static_cast<u32>(row[o1]) << 16);
+      }
+#pragma unroll
+      for (int b = 0; b < GBATCH; ++b) gdst[(j0 + b) % GP][(j0 + b) / GP * (8 * KROWS / 2)] = w[b];
     }
   };
 
