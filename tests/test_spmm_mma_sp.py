@@ -572,6 +572,15 @@ def test_split_k(splits):
         run_case(512, 4096, 64, 128, 32, torch.bfloat16, False, gen, splits=splits, bulk=bulk)
 
 
+def check_against_default(ys, ref, what):
+    """ys = (a knob's output, the default path's) of one call: written, < 1e-2 of fp32 ref, bit-identical."""
+    torch.cuda.synchronize()
+    assert not torch.isnan(ys[0]).any(), f"unwritten outputs: {what}"
+    err = ((ys[0].float() - ref).norm() / ref.norm()).item()
+    assert err < 1e-2, f"rel err {err:.3e}: {what}"
+    assert torch.equal(ys[0], ys[1]), what
+
+
 @pytest.mark.gpu
 def test_split_k_as_a_cluster(monkeypatch):
     """v389 (CLUSTER_SPLITS, off until measured): on sm_90 the K splits of a cp.async call (2-8) sum their tiles over a
@@ -601,12 +610,8 @@ def test_split_k_as_a_cluster(monkeypatch):
                 monkeypatch.setattr(K, "CLUSTER_SPLITS", clustered)
                 out = torch.full((t, r), float("nan"), dtype=dtype, device="cuda")
                 ys.append(K.spmm_sm80(x, *weights, b, r, k, v, m, tile=tile, splits=splits, out=out))
-            torch.cuda.synchronize()
-            what = f"{tile} R={r} K={k} T={t} {cfg} splits={splits}"
-            assert not torch.isnan(ys[0]).any(), f"unwritten outputs: {what}"
-            err = ((ys[0].float() - ref).norm() / ref.norm()).item()
-            assert err < 1e-2, f"rel err {err:.3e}: {what}"
-            assert torch.equal(ys[0], ys[1]), f"cluster sums differ from splitk_reduce's: {what}"
+            check_against_default(ys, ref, f"{tile} R={r} K={k} T={t} {cfg} splits={splits}: cluster sums differ "
+                                  f"from splitk_reduce's")
 
 
 @pytest.mark.gpu
@@ -643,12 +648,8 @@ def test_gathered_from_x_rows(tile, monkeypatch):
                 ys.append(K.spmm_sm80(x, *weights, b, r, k, v, m, tile=tile, splits=splits, out=out))
                 gathers = gathered and K.gather_window(x, weights[2], m, tile) > 0  # (the windows fit the GPU)
                 assert bool(transposes) != gathers, f"{tile} {cfg}: transposed={bool(transposes)}"
-            torch.cuda.synchronize()
-            what = f"{tile} R={r} K={k} T={t} {cfg} splits={splits} clustered={clustered}"
-            assert not torch.isnan(ys[0]).any(), f"unwritten outputs: {what}"
-            err = ((ys[0].float() - ref).norm() / ref.norm()).item()
-            assert err < 1e-2, f"rel err {err:.3e}: {what}"
-            assert torch.equal(ys[0], ys[1]), f"gathered from X's rows differs from X^T's: {what}"
+            check_against_default(ys, ref, f"{tile} R={r} K={k} T={t} {cfg} splits={splits} clustered={clustered}: "
+                                  f"gathered from X's rows differs from X^T's")
 
 
 @pytest.mark.gpu
