@@ -59,11 +59,10 @@ class TileConfig:
         """Dynamic shared memory of the tile's kernel (mirrors SmemPlan / BulkPlan in the .cu); ``xgm``: the form that
         gathers from X's rows (:func:`gather_window`)."""
         epilogue = self.bn * (self.bm + 8) * 2
-        if xgm:  # B's ring holds windows of X's rows, and one gathered tile follows the codes
-            stage = (self.bm * 2 * KS + KS * xgm * self.bn) * 2 + self.bm * KS // 2
-            return max(self.stages * stage + 4 * KS * self.bn * 2, epilogue)
-        if not self.bulk:
-            stage = (self.bm * 2 * KS + 4 * KS * self.bn) * 2 + self.bm * KS // 2
+        if not self.bulk:  # (xgm: B's ring holds windows of X's rows, and one gathered tile follows the codes)
+            stage = (self.bm * 2 * KS + (KS * xgm if xgm else 4 * KS) * self.bn) * 2 + self.bm * KS // 2
+            if xgm:
+                return max(self.stages * stage + 4 * KS * self.bn * 2, epilogue)
             if self.producers:  # + the full and empty mbarriers after the ring / epilogue tile (the .cu's WsPlan)
                 staged = -(-self.stages * stage // 128) * 128 + epilogue if self.persistent else max(
                     self.stages * stage, epilogue)
