@@ -51,12 +51,14 @@ ap.add_argument("--cp-async-only", action="store_true", help="only the cp.async 
 ap.add_argument("--cluster-splits", action="store_true",
                 help="the cp.async kernel's K splits as thread-block clusters (spmm_mma_sp.CLUSTER_SPLITS, sm_90)")
 ap.add_argument("--gather-rows", action="store_true",
-                help="decode calls gather from X's rows in the cp.async kernel (spmm_mma_sp.GATHER_ROWS)")
+                help="the cp.async kernel's gather from X's rows (spmm_mma_sp.GATHER_ROWS) past its routed regime: "
+                     "T <= 64 and split calls too")
 ap.add_argument("--persistent-only", action="store_true",
                 help="only the warp-specialised persistent form (its staging tile reused tile after tile)")
 ARGS = ap.parse_args()
 K.CLUSTER_SPLITS = K.CLUSTER_SPLITS or ARGS.cluster_splits
-K.GATHER_ROWS = K.GATHER_ROWS or ARGS.gather_rows
+if ARGS.gather_rows:
+    K.GATHER_ROWS, K.GATHER_ROWS_MAX_TOKENS, K.GATHER_ROWS_MAX_STEPS = True, 64, 1 << 20
 ONLY = tuple(filter(None, ARGS.tiles.split(",")))
 gen = torch.Generator().manual_seed(0)
 worst = 0.0

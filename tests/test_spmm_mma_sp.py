@@ -61,30 +61,26 @@ def test_cluster_split_epilogue_compiles(tmp_path, monkeypatch):
 
 
 def test_gather_window_rule(monkeypatch):
-    """Which calls gather from X's rows in the kernel (GATHER_ROWS): column lists, m <= 16 (the window: 8 or 16
-    columns a group), T <= 64, a cp.async decode tile, a row-major X of 16-byte runs; the form's name and shared
-    memory."""
-    x = torch.empty(64, 1040, dtype=torch.bfloat16, device="meta")[:, :1024]
-    cols, tile = torch.zeros(1, 1, dtype=torch.int32), K.TILE_TABLE[False][(64, 64)]
+    """Which calls gather from X's rows in the kernel (GATHER_ROWS, v392's measured regime): column lists, m <= 16 (the
+    window: 8 or 16 columns a group), T <= 32, fewer steps than choose_splits splits (so unsplit), a cp.async decode
+    tile, a row-major X of 16-byte runs; the form's name and shared memory."""
+    x = torch.empty(32, 1040, dtype=torch.bfloat16, device="meta")[:, :1024]
+    cols, tile, steps = torch.zeros(1, 1, dtype=torch.int32), K.TILE_TABLE[False][(64, 32)], 4
     monkeypatch.setattr(K, "GATHER_ROWS", False)
-    assert K.gather_window(x, cols, 8, tile) == 0
+    assert K.gather_window(x, cols, 8, tile, steps) == 0
     monkeypatch.setattr(K, "GATHER_ROWS", True)
-    assert [K.gather_window(x, cols, m, tile) for m in (5, 8, 9, 16, 17, 32)] == [8, 8, 16, 16, 0, 0]
-    assert K.gather_window(x, None, 4, tile) == 0  # plain 2:4: reads_rows' form
-    assert K.gather_window(x, cols, 8 | 1 << 16, tile) == 0  # a union layout
-    assert K.gather_window(torch.empty(65, 1024, dtype=torch.bfloat16, device="meta"), cols, 8, tile) == 0
-    assert K.gather_window(x[:, :1020], cols, 8, tile) == 0  # K % 8
-    assert K.gather_window(x.t().contiguous().t(), cols, 8, tile) == 0  # feature-major: read as X^T
-    for other in (K.TILE_TABLE[True][(128, 64)], K.WS_TILES[128], K.TILE_TABLE[False][(64, "prefill")]):
-        assert K.gather_window(x, cols, 8, other) == 0
+    assert [K.gather_window(x, cols, m, tile, steps) for m in (5, 8, 9, 16, 17, 32)] == [8, 8, 16, 16, 0, 0]
+    assert K.gather_window(x, None, 4, tile, steps) == 0  # plain 2:4: reads_rows' form
+    assert K.gather_window(x, cols, 8 | 1 << 16, tile, steps) == 0  # a union layout
+    assert K.gather_window(torch.empty(33, 1024, dtype=torch.bfloat16, device="meta"), cols, 8, tile, steps) == 0
+    assert K.gather_window(x, cols, 8, tile, K.MIN_STEPS_TO_SPLIT) == 0  # a call choose_splits may split
+    assert K.choose_splits(tile, 32, 4096, K.GATHER_ROWS_MAX_STEPS, 132) == 1
+    assert K.gather_window(x[:, :1020], cols, 8, tile, steps) == 0  # K % 8
+    assert K.gather_window(x.t().contiguous().t(), cols, 8, tile, steps) == 0  # feature-major: read as X^T
+    for other in (K.TILE_TABLE[True][(128, 64)], K.WS_TILES[128], K.TILE_TABLE[False][(64, "prefill")],
+                  K.TILE_TABLE[False][(64, 64)], K.TILE_TABLE[False][(32, 32)]):
+        assert K.gather_window(x, cols, 8, other, steps) == 0
     assert tile.name(torch.bfloat16, True, True, True, 16).endswith(", true, true, true, 16>")
-    with pytest.raises(ValueError, match="row-major X"):
-        tile.name(torch.bfloat16, False, False, True, 8)
-    with pytest.raises(ValueError, match="row-major X"):
-        tile.name(torch.bfloat16, True, False, False, 8)
-    # B's ring holds [bn][16 xgm] windows a stage, and one [bn][64] gathered tile follows
-    stage = (64 * 2 * K.KS + K.KS * 16 * 64) * 2 + 64 * K.KS // 2
-    assert tile.smem(16) == 3 * stage + 64 * 64 * 2 and tile.smem(0) == tile.smem_bytes
 
 
 def test_warp_specialised_tile_choice():
@@ -583,10 +579,10 @@ def check_against_default(ys, ref, what):
 
 @pytest.mark.gpu
 def test_split_k_as_a_cluster(monkeypatch):
-    """v389 (CLUSTER_SPLITS, off until measured): on sm_90 the K splits of a cp.async call (2-8) sum their tiles over a
-    thread-block cluster in the kernel; bit-identical to the fp32 partials + splitk_reduce (the same order: bias, then the splits in turn), for every
-    decode tile and a prefill one, ragged R / K / T, bias or not; 12 asked (9 or 11 where the steps allow: past the
-    portable cluster) take the partials either way."""
+    """v389 (CLUSTER_SPLITS, off: v392 measured it slower): on sm_90 the K splits of a cp.async call (2-8) sum their
+    tiles over a thread-block cluster in the kernel; bit-identical to the fp32 partials + splitk_reduce (the same
+    order: bias, then the splits in turn), for every decode tile and a prefill one, ragged R / K / T, bias or not;
+    12 asked (9 or 11 where the steps allow: past the portable cluster) take the partials either way."""
     if not K._sm90a(torch.cuda.current_device()):
         pytest.skip("thread-block clusters: sm_90")
     gen = torch.Generator().manual_seed(389)
@@ -617,12 +613,14 @@ def test_split_k_as_a_cluster(monkeypatch):
 @pytest.mark.gpu
 @pytest.mark.parametrize("tile", K.GATHER_TILES, ids=str)
 def test_gathered_from_x_rows(tile, monkeypatch):
-    """v391 (GATHER_ROWS, off until measured): a decode call of a gathered weight (m <= 16) reads X's rows and picks the
-    kept columns in the kernel, with no transpose launch; bit-identical to the transposed X^T path (the same B values,
-    the same mma order) on each decode tile, both windows (m = 5, 8 / 10, 16), ragged R, K % 8 == 0 with a partial
-    last stage, T = 1-64 with a partial token tile, rows strided past K, bias or not, unsplit, split and (sm_90)
-    clustered; against fp32, outputs poisoned."""
+    """v391 (GATHER_ROWS, on since v392 at T <= 32 on unsplit calls; here every form of it): a decode call of a
+    gathered weight (m <= 16) reads X's rows and picks the kept columns in the kernel, with no transpose launch;
+    bit-identical to the transposed X^T path (the same B values, the same mma order) on each decode tile, both
+    windows (m = 5, 8 / 10, 16), ragged R, K % 8 == 0 with a partial last stage, T = 1-64 with a partial token tile,
+    rows strided past K, bias or not, unsplit, split and (sm_90) clustered; against fp32, outputs poisoned."""
     gen = torch.Generator().manual_seed(391 + K.GATHER_TILES.index(tile))
+    monkeypatch.setattr(K, "GATHER_ROWS_MAX_TOKENS", 64)  # (the kernel past the regime it is routed in)
+    monkeypatch.setattr(K, "GATHER_ROWS_MAX_STEPS", 1 << 20)
     transposes = []
     real = K.feature_major
     monkeypatch.setattr(K, "feature_major", lambda *a, **kw: transposes.append(1) or real(*a, **kw))
@@ -646,7 +644,7 @@ def test_gathered_from_x_rows(tile, monkeypatch):
                 transposes.clear()
                 out = torch.full((t, r), float("nan"), dtype=dtype, device="cuda")
                 ys.append(K.spmm_sm80(x, *weights, b, r, k, v, m, tile=tile, splits=splits, out=out))
-                gathers = gathered and K.gather_window(x, weights[2], m, tile) > 0  # (the windows fit the GPU)
+                gathers = gathered and K.gather_window(x, weights[2], m, tile, weights[0].shape[1]) > 0  # (the windows fit the GPU)
                 assert bool(transposes) != gathers, f"{tile} {cfg}: transposed={bool(transposes)}"
             check_against_default(ys, ref, f"{tile} R={r} K={k} T={t} {cfg} splits={splits} clustered={clustered}: "
                                   f"gathered from X's rows differs from X^T's")

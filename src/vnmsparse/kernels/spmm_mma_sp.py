@@ -633,23 +633,27 @@ def row_major_runs(x2: torch.Tensor) -> bool:
             and x2.stride(0) < 1 << 26 and x2.data_ptr() % 16 == 0)
 
 
-# v391: decode calls (T <= GATHER_ROWS_MAX_TOKENS) of a gathered weight with m <= 16 may read X's rows and gather the
-# kept columns in the kernel (windows of KS m columns a stage, picked out of shared memory) instead of launching X's
-# transpose first: at 2:8 / 2:16 on K = 1024, T = 32-64, the transpose was a third of the call (v388: 1.9 of 6.9 us
-# on the H100) and the H200's decode bar fails there (v380: 0.75 / 0.90 of cuBLAS). Off until measured (written in a
-# session whose device time went to failed starts): `scripts/sessions/gpu_v391.sh`.
-GATHER_ROWS = False
-GATHER_ROWS_MAX_TOKENS = 64
+# v391-v392: decode calls of a gathered weight with m <= 16 may read X's rows and gather the kept columns in the kernel
+# (windows of KS m columns a stage, picked out of shared memory) instead of launching X's transpose first. On where
+# measured (v392, H100, same-run A/B, `ab_decode_h100_v392.txt`): calls unsplit by choose_splits' rule (fewer than
+# MIN_STEPS_TO_SPLIT steps) at T <= 32, BERT-large's K = 1024 layers at 128:2:16, 0.95-1.65 us off 3.8-4.6 (x0.61-0.78);
+# at T = 64 1-9% slower, and not measured apart from v389's cluster on split calls (there the pair lost up to 3x on
+# LLaMA-7B gate/up: the windows' L2 bytes, 2-4x the transposed rows'). The limits are the measured regime.
+GATHER_ROWS = True
+GATHER_ROWS_MAX_TOKENS = 32
+GATHER_ROWS_MAX_STEPS = MIN_STEPS_TO_SPLIT - 1
 
 
-GATHER_TILES = tuple(t for key, t in TILE_TABLE[False].items() if key[1] in (16, 32, 64))  # (the decode tiles)
+# (the decode tiles that calls of at most GATHER_ROWS_MAX_TOKENS take: 64 and 128 rows, GPU-tested)
+GATHER_TILES = tuple(t for (bm, bn), t in TILE_TABLE[False].items() if bm in (64, 128) and bn in (16, 32))
 
 
-def gather_window(x2: torch.Tensor, cols: torch.Tensor | None, m: int, tile: TileConfig) -> int:
-    """The kernel's window (8 or 16: the most columns a group, its XGM) where a cp.async call of tile gathers the kept
-    columns from X's rows itself (GATHER_ROWS: column lists, m <= 16, a decode tile and token count, a
-    :func:`row_major_runs` x2; a union layout's m, its window shift in the high half, is > 16), else 0."""
-    if not (GATHER_ROWS and cols is not None and m <= 16 and tile in GATHER_TILES
+def gather_window(x2: torch.Tensor, cols: torch.Tensor | None, m: int, tile: TileConfig, steps: int) -> int:
+    """The kernel's window (8 or 16: the most columns a group, its XGM) where a cp.async call of tile over ``steps``
+    steps gathers the kept columns from X's rows itself (GATHER_ROWS: column lists, m <= 16, a decode tile, at most
+    GATHER_ROWS_MAX_TOKENS tokens and GATHER_ROWS_MAX_STEPS steps, a :func:`row_major_runs` x2; a union layout's m,
+    its window shift in the high half, is > 16), else 0."""
+    if not (GATHER_ROWS and cols is not None and m <= 16 and tile in GATHER_TILES and steps <= GATHER_ROWS_MAX_STEPS
             and x2.shape[0] <= GATHER_ROWS_MAX_TOKENS and row_major_runs(x2)):
         return 0
     xgm = 8 if m <= 8 else 16  # (and where the GPU gives a CTA the windows' shared memory: sm_86 / sm_89 99 KB)
@@ -750,8 +754,10 @@ SPMM_PDL = True
 # v389: on sm_90 a cp.async call's K splits (2-8: the portable cluster size) form a thread-block cluster whose ranks sum
 # their fp32 tiles through distributed shared memory in the kernel's epilogue (cluster_split_epilogue): no partials
 # through L2 and no splitk_reduce launch. v388 (H100): that launch and the partials took the last ~2 us of a 4096 x
-# 1024 x 64 128:2:8 call (6.9 us). Off until measured: written and compiled (no spill; CPU tests) in a session whose
-# device time ran out before a GPU ran it (`scripts/sessions/gpu_v389.sh` tests it and times it against the partials).
+# 1024 x 64 128:2:8 call (6.9 us). Off: v392 (H100, same-run A/B over BERT-large and LLaMA-7B, T = 1-64, 2:8 and
+# 2:16; `ab_decode_h100_v392.txt`) had it up to 1.72x the partials' time on BERT-large's split calls (FFN1's 2:8
+# 1.5x) and 1.25-1.72x on LLaMA-7B's: likely as v38 found for the wgmma.sp kernel's, a grid of clusters does not
+# all fit at once (a cluster's CTAs share a GPC; not profiled). Its test passes (bit-identical to the partials); the knob stays for a later form.
 CLUSTER_SPLITS = False
 
 # CUDA's limit on a grid's y (and z) dimension; launches whose token tiles exceed it run in chunks.
@@ -814,10 +820,10 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
             _spmm(x2[t0:t0 + chunk], values, meta, cols, bias, r, k, v, m, bulk=bulk, tile=tile, splits=splits,
                   out=y[t0:t0 + chunk])
         return y.view(*x.shape[:-1], r)
-    xgm = gather_window(x2, cols, m, tile)
+    steps = values.shape[1]
+    xgm = gather_window(x2, cols, m, tile, steps)
     xrow = xgm > 0 or (not bulk and not tile.producers and reads_rows(x2, cols, m))
     xt, ldx, ntok_load = (x2, x2.stride(0), ntok) if xrow else feature_major(x2, cols)
-    steps = values.shape[1]
     gp = steps * KS
     if splits is None:
         splits = 1 if tile.producers else choose_splits(tile, ntok, r, steps, _sms(x.device.index or 0))
