@@ -757,7 +757,8 @@ SPMM_PDL = True
 # 1024 x 64 128:2:8 call (6.9 us). Off: v392 (H100, same-run A/B over BERT-large and LLaMA-7B, T = 1-64, 2:8 and
 # 2:16; `ab_decode_h100_v392.txt`) had it up to 1.72x the partials' time on BERT-large's split calls (FFN1's 2:8
 # 1.5x) and 1.25-1.72x on LLaMA-7B's: likely as v38 found for the wgmma.sp kernel's, a grid of clusters does not
-# all fit at once (a cluster's CTAs share a GPC; not profiled). Its test passes (bit-identical to the partials); the knob stays for a later form.
+# all fit at once (a cluster's CTAs share a GPC; not profiled). Its test passes (bit-identical to the partials); the
+# knob stays for a later form.
 CLUSTER_SPLITS = False
 
 # CUDA's limit on a grid's y (and z) dimension; launches whose token tiles exceed it run in chunks.
