@@ -147,7 +147,7 @@ def test_cli_runs_end_to_end_on_cpu(tmp_path):
     assert {round(r["weight_ratio"], 4) for r in auto if r["pattern"] == "2:4"} == {0.5625}
     cslt = [r for r in rows if r["path"].startswith("cslt")]
     assert cslt and all(r["status"] == "skip" and "CUDA" in r["note"] for r in cslt)
-    for section in ("## Geometric-mean speedup", "## Issue-3 targets", "Spatha", "## FAIL / error rows: 0"):
+    for section in ("## Geometric-mean speedup", "## Issue-3 targets", "Spatha", "## Wrong-result (FAIL) / error rows: 0"):
         assert section in md
     png = tmp_path / "spmm_t.png"
     assert png.exists() == (importlib.util.find_spec("matplotlib") is not None)
@@ -178,7 +178,7 @@ def test_failures_are_loud_and_get_no_speedups(tmp_path, monkeypatch, capsys):
     for p in ("wrong", "nan", "raises"):
         assert math.isnan(by_path[p]["speedup"])
     assert "*** FAIL ***" in capsys.readouterr().err
-    assert "## FAIL / error rows: 3" in md and "**FAIL**" in md
+    assert "## Wrong-result (FAIL) / error rows: 3" in md and "**FAIL**" in md
 
 
 def test_paths_that_do_not_apply_get_skip_rows(tmp_path, monkeypatch):

@@ -1374,7 +1374,7 @@ def spatha_lines(rows: list) -> list[str]:
 
 def problem_lines(rows: list) -> list[str]:
     bad = [r for r in rows if r["status"] in ("FAIL", "error")]
-    out = [f"## FAIL / error rows: {len(bad)}", ""]
+    out = [f"## Wrong-result (FAIL) / error rows: {len(bad)}", ""]
     if bad:
         out += ["**These rows are excluded from every speedup.**", "", "| shape | T | pattern | path | status | rel_err | note |",
                 "|---|---|---|---|---|---|---|"]
