@@ -49,15 +49,19 @@ def test_every_variant_compiles(arch, dtype, tmp_path, monkeypatch):
 
 
 @needs_nvrtc
-def test_cluster_split_epilogue_compiles(tmp_path, monkeypatch):
-    """v389: the split variants of the cp.async tiles with the cluster epilogue (VNM_CLUSTER_SPLITS, sm_90a): their
-    fp32 sums fit the ring's shared memory (a static_assert) and nothing spills."""
+@pytest.mark.parametrize("knob,archs", [("VNM_CLUSTER_SPLITS", ("sm_90a",)), ("VNM_SPLIT_FIXUP", ("sm_80", "sm_90a"))])
+def test_split_epilogue_knobs_compile(knob, archs, tmp_path, monkeypatch):
+    """v389 / v397: the split variants of the cp.async tiles with another split epilogue compiled in (CLUSTER_SPLITS'
+    sum over a cluster, sm_90a: its fp32 sums fit the ring's shared memory, a static_assert; SPLIT_FIXUP's sum by the
+    tile's last CTA, with the X transposes that zero its counters): nothing spills."""
     monkeypatch.setenv("VNM_CACHE_DIR", str(tmp_path))
     names = [t.name(torch.bfloat16, cols, True, xrow) for t in K.TILE_TABLE[False].values()
              for cols, xrow in ((True, False), (False, False), (False, True))]
-    module = jit.compile(K.SOURCE, names, "sm_90a", defines={"VNM_CLUSTER_SPLITS": 1})
-    for name, res in module.resources().items():
-        assert res.spills == 0 and res.stack_bytes == 0, f"{name}: {res}"
+    names += [f"vnm::{kind}<__nv_bfloat16>" for kind in ("transpose_pad", "transpose_pad16")]
+    for arch in archs:
+        module = jit.compile(K.SOURCE, names, arch, defines={knob: 1})
+        for name, res in module.resources().items():
+            assert res.spills == 0 and res.stack_bytes == 0, f"{arch} {name}: {res}"
 
 
 def test_gather_window_rule(monkeypatch):
@@ -577,15 +581,11 @@ def check_against_default(ys, ref, what):
     assert torch.equal(ys[0], ys[1]), what
 
 
-@pytest.mark.gpu
-def test_split_k_as_a_cluster(monkeypatch):
-    """v389 (CLUSTER_SPLITS, off: v392 measured it slower): on sm_90 the K splits of a cp.async call (2-8) sum their
-    tiles over a thread-block cluster in the kernel; bit-identical to the fp32 partials + splitk_reduce (the same
-    order: bias, then the splits in turn), for every decode tile and a prefill one, ragged R / K / T, bias or not;
-    12 asked (9 or 11 where the steps allow: past the portable cluster) take the partials either way."""
-    if not K._sm90a(torch.cuda.current_device()):
-        pytest.skip("thread-block clusters: sm_90")
-    gen = torch.Generator().manual_seed(389)
+def check_split_knob(monkeypatch, knob, seed, what):
+    """A split-epilogue knob of the cp.async kernel against the fp32 partials + splitk_reduce (the same order: bias,
+    then the splits in turn, so bit-identical) for every decode tile and a prefill one, ragged R / K / T, bias or not,
+    2-12 splits asked, and a feature-major x (no transpose) beside the row-major one."""
+    gen = torch.Generator().manual_seed(seed)
     cases = [((bm, bn), r, k, t, v, m) for (bm, bn), (r, k, t, v, m) in itertools.product(
         [(128, 16), (128, 32), (128, 64), (64, 16), (64, 32), (64, 64), (32, 32), (16, 64)],
         [(300, 1000, 5, 128, 8), (1027, 2048 + 8, 64, 128, 16)])]
@@ -598,16 +598,36 @@ def test_split_k_as_a_cluster(monkeypatch):
         w = random_vnm(r, k, cfg, dtype, "cuda", gen)
         weights = K.layout_of(vs.pack(w, cfg))
         x = torch.randn(t, k, generator=gen).to(dtype).cuda()
+        if i % 4 == 3 and t % 8 == 0:
+            x = x.t().contiguous().t()  # (feature-major: read as X^T, no transpose)
         b = torch.randn(r, generator=gen).to(dtype).cuda() if i % 3 else None
         ref = x.float() @ w.float().t() + (b.float() if b is not None else 0)
         for splits in (2, 5, 8, 12):
             ys = []
-            for clustered in (True, False):
-                monkeypatch.setattr(K, "CLUSTER_SPLITS", clustered)
+            for on in (True, False):
+                monkeypatch.setattr(K, knob, on)
                 out = torch.full((t, r), float("nan"), dtype=dtype, device="cuda")
                 ys.append(K.spmm_sm80(x, *weights, b, r, k, v, m, tile=tile, splits=splits, out=out))
-            check_against_default(ys, ref, f"{tile} R={r} K={k} T={t} {cfg} splits={splits}: cluster sums differ "
-                                  f"from splitk_reduce's")
+            check_against_default(ys, ref, f"{tile} R={r} K={k} T={t} {cfg} splits={splits}: {what}")
+
+
+@pytest.mark.gpu
+def test_split_k_as_a_cluster(monkeypatch):
+    """v389 (CLUSTER_SPLITS, off: v392 measured it slower): on sm_90 the K splits of a cp.async call (2-8) sum their
+    tiles over a thread-block cluster in the kernel; 12 asked (9 or 11 where the steps allow: past the portable
+    cluster) take the partials either way."""
+    if not K._sm90a(torch.cuda.current_device()):
+        pytest.skip("thread-block clusters: sm_90")
+    check_split_knob(monkeypatch, "CLUSTER_SPLITS", 389, "cluster sums differ from splitk_reduce's")
+
+
+@pytest.mark.gpu
+def test_split_k_summed_by_the_last_cta(monkeypatch):
+    """v397 (SPLIT_FIXUP, off until measured): the K splits of a cp.async call whose X is transposed first sum in the
+    kernel, by each tile's last CTA to finish (a counter a tile, zeroed by the transpose); a feature-major x and plain
+    2:4 (no transpose) keep splitk_reduce. The splits run in turn on the caching allocator's reused blocks: each call's
+    transpose zeroes its own counters."""
+    check_split_knob(monkeypatch, "SPLIT_FIXUP", 397, "the last CTA's sums differ from splitk_reduce's")
 
 
 @pytest.mark.gpu

@@ -607,10 +607,11 @@ def _on_sm90a(x: torch.Tensor) -> bool:
 DEFINES: dict = {}
 
 
-def _kernel(name: str, params: tuple = _PARAMS, cluster_splits: bool = False):
-    """Every kernel of this module, with the A/B knobs of DEFINES (and the cluster split epilogue: CLUSTER_SPLITS)."""
+def _kernel(name: str, params: tuple = _PARAMS, **knobs: bool):
+    """Every kernel of this module, with the A/B knobs of DEFINES and those of ``knobs`` that are set (cluster_splits:
+    CLUSTER_SPLITS' epilogue, split_fixup: SPLIT_FIXUP's), compiled in as VNM_<NAME> = 1."""
     return jit.get_kernel(SOURCE, name, params=params,
-                          defines={**DEFINES, "VNM_CLUSTER_SPLITS": 1} if cluster_splits else DEFINES)
+                          defines={**DEFINES, **{f"VNM_{k.upper()}": 1 for k, on in knobs.items() if on}})
 
 
 # v344: plain 2:4 (m == 4, nothing gathered) reads a row-major X as it is, B staged as token rows: no transpose
@@ -687,16 +688,19 @@ def xt_tokens_within(pitch_max: int) -> int:
     return pitch_max // 64 * 64 if pitch_max >= 64 else 1 << (pitch_max.bit_length() - 1) if pitch_max >= 8 else 0
 
 
-def feature_major(x2: torch.Tensor, cols: torch.Tensor | None = None):
+def feature_major(x2: torch.Tensor, cols: torch.Tensor | None = None, fixup: torch.Tensor | None = None):
     """(X^T pointer tensor, row stride, loadable tokens): x2 itself if it is already a token-
     contiguous view with 16-byte rows, else a transposed, token-padded copy, of only the rows that
     the column words ``cols`` read where :func:`read_rows` knows them. A token-contiguous x2
     whose rows are not 16-byte ones (e.g. T % 8 != 0, as an elementwise op leaves a feature-major
     chain's Y^T) goes to rows and back by two transposes: H200 v157, against one padded torch copy,
     us: 4095 x 11008 108.9 -> 103.3, 1001 x 4096 9.6 -> 8.6, 13 x 4096 3.6 -> 2.4, 2047 x 1024 6.8
-    -> 5.4, 2047 x 4096 17.0 -> 19.2 (torch's contiguous() and one transpose: 1.5-3.5x slower)."""
+    -> 5.4, 2047 x 4096 17.0 -> 19.2 (torch's contiguous() and one transpose: 1.5-3.5x slower). ``fixup``: the
+    SPLIT_FIXUP counters (int32) of the SpMM launch that follows, zeroed by the transpose (x2 must need one)."""
     ntok, k = x2.shape
     if is_feature_major(x2):
+        if fixup is not None:
+            raise ValueError("SPLIT_FIXUP's counters are zeroed by X's transpose, and this x needs none")
         return x2, x2.stride(1), ntok
     ldxt = xt_pitch(ntok)
     x2 = as_rows(x2)  # then the transpose below
@@ -704,9 +708,10 @@ def feature_major(x2: torch.Tensor, cols: torch.Tensor | None = None):
     grid = (-(-ldxt // 64), -(-k // 64), 1)
     wide = TRANSPOSE16 and k % 8 == 0 and x2.stride(0) % 8 == 0 and x2.data_ptr() % 16 == 0
     name = f"vnm::{'transpose_pad16' if wide else 'transpose_pad'}<{_CTYPE[x2.dtype]}>"
-    _kernel(name, ("ptr", "ptr", "i32", "i32", "i32", "i32", "ptr")).launch(
-        grid, (256, 1, 1), (x2, xt, ntok, k, x2.stride(0), ldxt, read_rows(cols)), pdl=True
-    )
+    params, args = ("ptr", "ptr", "i32", "i32", "i32", "i32", "ptr"), (x2, xt, ntok, k, x2.stride(0), ldxt, read_rows(cols))
+    if fixup is not None:
+        params, args = params + ("ptr", "i32"), args + (fixup, fixup.numel())
+    _kernel(name, params, split_fixup=fixup is not None).launch(grid, (256, 1, 1), args, pdl=True)
     return xt, ldxt, -(-ntok // 8) * 8
 
 
@@ -760,6 +765,14 @@ SPMM_PDL = True
 # all fit at once (a cluster's CTAs share a GPC; not profiled). Its test passes (bit-identical to the partials); the
 # knob stays for a later form.
 CLUSTER_SPLITS = False
+
+# v397: a split call's reduction launch gone without clusters: the last CTA of each tile to finish (a counter a tile,
+# after the partials; zeroed by X's transpose, which every such call launches first) sums the tile's partials in the
+# kernel (split_fixup in the .cu: splitk_reduce's order, bit-identical). v388 (H100): the reduction's tail was ~2.1
+# of 6.9 us at 4096 x 1024 x 64 128:2:8, and issue 3's decode bar fails on such calls (2:8 on K = 1024, T = 16-64,
+# v392: 0.77-1.00 of cuBLAS). Calls whose X needs no transpose keep splitk_reduce. Off until measured (written in a
+# session whose device time was spent).
+SPLIT_FIXUP = False
 
 # CUDA's limit on a grid's y (and z) dimension; launches whose token tiles exceed it run in chunks.
 MAX_GRID_Y = 65535
@@ -824,7 +837,6 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     steps = values.shape[1]
     xgm = gather_window(x2, cols, m, tile, steps)
     xrow = xgm > 0 or (not bulk and not tile.producers and reads_rows(x2, cols, m))
-    xt, ldx, ntok_load = (x2, x2.stride(0), ntok) if xrow else feature_major(x2, cols)
     gp = steps * KS
     if splits is None:
         splits = 1 if tile.producers else choose_splits(tile, ntok, r, steps, _sms(x.device.index or 0))
@@ -835,17 +847,24 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     splits = -(-steps // per_split)
     clustered = (1 < splits <= DECODE_MAX_SPLITS and CLUSTER_SPLITS and not bulk and not tile.producers
                  and _sm90a(x.device.index or 0) and y.is_contiguous())
-    partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 and not clustered else None
-    name = tile.name(x.dtype, cols is not None, splits > 1, xrow, xgm)
     grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
+    fixup = (SPLIT_FIXUP and splits > 1 and not clustered and not bulk and not tile.producers and not xrow
+             and not is_feature_major(x2) and y.is_contiguous())
+    partial = counters = None
+    if splits > 1 and not clustered:  # (SPLIT_FIXUP: one int32 counter a tile after the partials)
+        n = splits * ntok * r
+        buf = torch.empty(n + (grid[0] * grid[1] if fixup else 0), dtype=torch.float32, device=x.device)
+        partial, counters = buf[:n].view(splits, ntok, r), buf[n:].view(torch.int32) if fixup else None
+    xt, ldx, ntok_load = (x2, x2.stride(0), ntok) if xrow else feature_major(x2, cols, counters)
+    name = tile.name(x.dtype, cols is not None, splits > 1, xrow, xgm)
     if tile.persistent:  # one wave of resident CTAs, each striding over the tiles
         grid = (min(grid[0] * grid[1], _sms(x.device.index or 0) * tile.ctas_per_sm), 1, 1)
-    _kernel(name, cluster_splits=clustered).launch(
+    _kernel(name, cluster_splits=clustered, split_fixup=fixup).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split),
         shared_mem=tile.smem(xgm), pdl=SPMM_PDL, spread=True, cluster=(1, 1, splits) if clustered else None,
     )
-    if partial is not None:
+    if partial is not None and not fixup:
         reduce_splits(partial, bias, y, _sms(x.device.index or 0))
     return y.view(*x.shape[:-1], r)
 
