@@ -301,7 +301,7 @@ __device__ __forceinline__ void split_fixup(const float* partial, const T* bias,
   if (!last) return;
   __threadfence();  // the other splits' partials after their counts
   const int rows = min(BM, R - row0), toks = min(BN, ntok - tok0);
-  const bool vec = (R & 3) == 0 && (rows & 3) == 0;
+  const bool vec = (R & 3) == 0 && (rows & 3) == 0 && (reinterpret_cast<size_t>(y) & 7) == 0;  // (8-byte stores)
   const int per_tok = vec ? rows / 4 : rows;
   for (int i = tid; i < toks * per_tok; i += NT) {
     const int t = tok0 + i / per_tok, r = row0 + (vec ? 4 : 1) * (i % per_tok);
