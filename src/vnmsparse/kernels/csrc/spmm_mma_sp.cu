@@ -274,6 +274,29 @@ struct BlockSync {
   __device__ void operator()() const { __syncthreads(); }
 };
 
+// The K splits' fp32 partials added to s in split order (split z n floats after p): the sums of splitk_reduce and of
+// split_fixup (CG: loads from L2, for partials that other CTAs of the same grid wrote), so the two are bit-identical.
+template <bool CG = false>
+__device__ __forceinline__ float add_splits(float s, const float* p, size_t n, int splits) {
+  for (int z = 0; z < splits; ++z) s += CG ? __ldcg(p + static_cast<size_t>(z) * n) : p[static_cast<size_t>(z) * n];
+  return s;
+}
+
+// ... of outputs 4 i4 .. 4 i4 + 3 (p 16-byte aligned), rounded once into y's (8-byte aligned)
+template <typename T, bool CG = false>
+__device__ __forceinline__ void add_splits_store4(float (&s)[4], const float* p, size_t i4, size_t n, int splits,
+                                                  T* y) {
+  for (int z = 0; z < splits; ++z) {
+    const float4* q = reinterpret_cast<const float4*>(p + static_cast<size_t>(z) * n) + i4;
+    const float4 v = CG ? __ldcg(q) : *q;
+    s[0] += v.x; s[1] += v.y; s[2] += v.z; s[3] += v.w;
+  }
+  union { T e[4]; uint2 u; } packed;
+#pragma unroll
+  for (int e = 0; e < 4; ++e) packed.e[e] = Elem<T>::from_float(s[e]);
+  reinterpret_cast<uint2*>(y)[i4] = packed.u;
+}
+
 #ifndef VNM_SPLIT_FIXUP
 #define VNM_SPLIT_FIXUP 0
 #endif
@@ -310,18 +333,10 @@ __device__ __forceinline__ void split_fixup(const float* partial, const T* bias,
       float s[4];
 #pragma unroll
       for (int e = 0; e < 4; ++e) s[e] = bias != nullptr ? Elem<T>::to_float(bias[r + e]) : 0.f;
-      for (int z = 0; z < splits; ++z) {
-        const float4 p = __ldcg(reinterpret_cast<const float4*>(partial + z * n + at));
-        s[0] += p.x; s[1] += p.y; s[2] += p.z; s[3] += p.w;
-      }
-      union { T e[4]; uint2 u; } out;
-#pragma unroll
-      for (int e = 0; e < 4; ++e) out.e[e] = Elem<T>::from_float(s[e]);
-      *reinterpret_cast<uint2*>(y + at) = out.u;
+      add_splits_store4<T, true>(s, partial, at / 4, n, splits, y);
     } else {
-      float s = bias != nullptr ? Elem<T>::to_float(bias[r]) : 0.f;
-      for (int z = 0; z < splits; ++z) s += __ldcg(partial + z * n + at);
-      y[at] = Elem<T>::from_float(s);
+      y[at] = Elem<T>::from_float(add_splits<true>(bias != nullptr ? Elem<T>::to_float(bias[r]) : 0.f, partial + at, n,
+                                                   splits));
     }
   }
 }
@@ -1510,9 +1525,8 @@ __global__ void splitk_reduce(const float* __restrict__ partial, const T* __rest
     for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
          i += static_cast<size_t>(gridDim.x) * blockDim.x) {
       const size_t t = i / R, r = i - t * R;
-      float s = bias != nullptr ? Elem<T>::to_float(bias[r]) : 0.f;
-      for (int z = 0; z < splits; ++z) s += partial[static_cast<size_t>(z) * n + i];
-      y[r * ntok + t] = Elem<T>::from_float(s);
+      y[r * ntok + t] = Elem<T>::from_float(add_splits(bias != nullptr ? Elem<T>::to_float(bias[r]) : 0.f, partial + i, n,
+                                                       splits));
     }
     return;
   }
@@ -1527,22 +1541,13 @@ __global__ void splitk_reduce(const float* __restrict__ partial, const T* __rest
 #pragma unroll
         for (int e = 0; e < 4; ++e) s[e] = Elem<T>::to_float(bias[r + e]);
       }
-      for (int z = 0; z < splits; ++z) {
-        const float4 p = reinterpret_cast<const float4*>(partial + static_cast<size_t>(z) * n)[i];
-        s[0] += p.x; s[1] += p.y; s[2] += p.z; s[3] += p.w;
-      }
-      union { T e[4]; uint2 u; } out;
-#pragma unroll
-      for (int e = 0; e < 4; ++e) out.e[e] = Elem<T>::from_float(s[e]);
-      reinterpret_cast<uint2*>(y)[i] = out.u;
+      add_splits_store4(s, partial, i, n, splits, y);
     }
     return;
   }
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    float s = bias != nullptr ? Elem<T>::to_float(bias[i % R]) : 0.f;
-    for (int z = 0; z < splits; ++z) s += partial[static_cast<size_t>(z) * n + i];
-    y[i] = Elem<T>::from_float(s);
+    y[i] = Elem<T>::from_float(add_splits(bias != nullptr ? Elem<T>::to_float(bias[i % R]) : 0.f, partial + i, n, splits));
   }
 }
 
