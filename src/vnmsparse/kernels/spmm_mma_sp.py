@@ -848,10 +848,11 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     clustered = (1 < splits <= DECODE_MAX_SPLITS and CLUSTER_SPLITS and not bulk and not tile.producers
                  and _sm90a(x.device.index or 0) and y.is_contiguous())
     grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
-    fixup = (SPLIT_FIXUP and splits > 1 and not clustered and not bulk and not tile.producers and not xrow
-             and not is_feature_major(x2) and y.is_contiguous())
     partial = counters = None
+    fixup = False
     if splits > 1 and not clustered:  # (SPLIT_FIXUP: one int32 counter a tile after the partials)
+        fixup = (SPLIT_FIXUP and not bulk and not tile.producers and not xrow and not is_feature_major(x2)
+                 and y.is_contiguous())
         n = splits * ntok * r
         buf = torch.empty(n + (grid[0] * grid[1] if fixup else 0), dtype=torch.float32, device=x.device)
         partial, counters = buf[:n].view(splits, ntok, r), buf[n:].view(torch.int32) if fixup else None
