@@ -1,7 +1,7 @@
 """A few representative SpMM launches for compute-sanitizer (memcheck / racecheck / synccheck).
 
 Run: compute-sanitizer --tool memcheck python scripts/sanitize_spmm.py [--tiles p,c2,c4 | --split-only |
---cp-async-only | --persistent-only] [--cluster-splits] [--gather-rows] [--split-fixup]
+--cp-async-only | --persistent-only] [--cluster-splits] [--gather-rows]
 (--tiles: only the wgmma.sp tiles whose names end with one of these suffixes, so that racecheck's
 100 displayed hazards are theirs; --split-only: only the wgmma.sp decode tiles with K splits.)
 """
@@ -53,15 +53,13 @@ ap.add_argument("--cluster-splits", action="store_true",
 ap.add_argument("--gather-rows", action="store_true",
                 help="the cp.async kernel's gather from X's rows (spmm_mma_sp.GATHER_ROWS) past its routed regime: "
                      "T <= 64 and split calls too")
-ap.add_argument("--split-fixup", action="store_true",
-                help="the cp.async kernel's K splits summed by each tile's last CTA (spmm_mma_sp.SPLIT_FIXUP)")
 ap.add_argument("--persistent-only", action="store_true",
                 help="only the warp-specialised persistent form (its staging tile reused tile after tile)")
 ARGS = ap.parse_args()
 K.CLUSTER_SPLITS = K.CLUSTER_SPLITS or ARGS.cluster_splits
-K.SPLIT_FIXUP = K.SPLIT_FIXUP or ARGS.split_fixup
 if ARGS.gather_rows:
     K.GATHER_ROWS, K.GATHER_ROWS_MAX_TOKENS, K.GATHER_ROWS_MAX_STEPS = True, 64, 1 << 20
+    K.GATHER_TILE_TOKENS = (16, 32, 64)
 ONLY = tuple(filter(None, ARGS.tiles.split(",")))
 gen = torch.Generator().manual_seed(0)
 worst = 0.0

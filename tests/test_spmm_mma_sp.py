@@ -39,7 +39,7 @@ def test_every_variant_compiles(arch, dtype, tmp_path, monkeypatch):
             res = resources[tile.name(dtype, cols, split, xrow)]
             assert res.spills == 0 and res.stack_bytes == 0, f"{tile} cols={cols} split={split} xrow={xrow}: {res}"
             assert res.registers * tile.threads * tile.ctas_per_sm <= 65536, f"{tile}: {res.registers} registers"
-    for tile in K.GATHER_TILES:  # (their __launch_bounds__ plan by the windows' shared memory)
+    for tile in K.GATHER_FORMS:  # (their __launch_bounds__ plan by the windows' shared memory)
         for split, xgm in itertools.product((False, True), (8, 16)):
             res = resources[tile.name(dtype, True, split, True, xgm)]
             assert res.spills == 0 and res.stack_bytes == 0, f"{tile} split={split} xgm={xgm}: {res}"
@@ -49,41 +49,40 @@ def test_every_variant_compiles(arch, dtype, tmp_path, monkeypatch):
 
 
 @needs_nvrtc
-@pytest.mark.parametrize("knob,archs", [("VNM_CLUSTER_SPLITS", ("sm_90a",)), ("VNM_SPLIT_FIXUP", ("sm_80", "sm_90a"))])
-def test_split_epilogue_knobs_compile(knob, archs, tmp_path, monkeypatch):
-    """v389 / v397: the split variants of the cp.async tiles with another split epilogue compiled in (CLUSTER_SPLITS'
-    sum over a cluster, sm_90a: its fp32 sums fit the ring's shared memory, a static_assert; SPLIT_FIXUP's sum by the
-    tile's last CTA, with the X transposes that zero its counters): nothing spills."""
+def test_cluster_split_epilogue_compiles(tmp_path, monkeypatch):
+    """v389: the split variants of the cp.async tiles with the cluster epilogue (VNM_CLUSTER_SPLITS, sm_90a): their
+    fp32 sums fit the ring's shared memory (a static_assert) and nothing spills."""
     monkeypatch.setenv("VNM_CACHE_DIR", str(tmp_path))
     names = [t.name(torch.bfloat16, cols, True, xrow) for t in K.TILE_TABLE[False].values()
              for cols, xrow in ((True, False), (False, False), (False, True))]
-    names += [f"vnm::{kind}<__nv_bfloat16>" for kind in ("transpose_pad", "transpose_pad16")]
-    for arch in archs:
-        module = jit.compile(K.SOURCE, names, arch, defines={knob: 1})
-        for name, res in module.resources().items():
-            assert res.spills == 0 and res.stack_bytes == 0, f"{arch} {name}: {res}"
+    module = jit.compile(K.SOURCE, names, "sm_90a", defines={"VNM_CLUSTER_SPLITS": 1})
+    for name, res in module.resources().items():
+        assert res.spills == 0 and res.stack_bytes == 0, f"{name}: {res}"
 
 
 def test_gather_window_rule(monkeypatch):
-    """Which calls gather from X's rows in the kernel (GATHER_ROWS, v392's measured regime): column lists, m <= 16 (the
-    window: 8 or 16 columns a group), T <= 32, fewer steps than choose_splits splits (so unsplit), a cp.async decode
-    tile, a row-major X of 16-byte runs; the form's name and shared memory."""
+    """Which calls gather from X's rows in the kernel (GATHER_ROWS, v392's and v396's measured regime): column lists,
+    m <= 16 (the window: 8 or 16 columns a group), T <= 32, fewer steps than choose_splits splits (so unsplit) or a
+    weight of at most 4096 x 1024 (split calls too), a cp.async decode tile, a row-major X of 16-byte runs; the form's
+    name and shared memory."""
     x = torch.empty(32, 1040, dtype=torch.bfloat16, device="meta")[:, :1024]
-    cols, tile, steps = torch.zeros(1, 1, dtype=torch.int32), K.TILE_TABLE[False][(64, 32)], 4
+    cols, tile, steps, rows = torch.zeros(1, 1, dtype=torch.int32), K.TILE_TABLE[False][(64, 32)], 4, 8192
     monkeypatch.setattr(K, "GATHER_ROWS", False)
-    assert K.gather_window(x, cols, 8, tile, steps) == 0
+    assert K.gather_window(x, cols, 8, tile, steps, rows) == 0
     monkeypatch.setattr(K, "GATHER_ROWS", True)
-    assert [K.gather_window(x, cols, m, tile, steps) for m in (5, 8, 9, 16, 17, 32)] == [8, 8, 16, 16, 0, 0]
-    assert K.gather_window(x, None, 4, tile, steps) == 0  # plain 2:4: reads_rows' form
-    assert K.gather_window(x, cols, 8 | 1 << 16, tile, steps) == 0  # a union layout
-    assert K.gather_window(torch.empty(33, 1024, dtype=torch.bfloat16, device="meta"), cols, 8, tile, steps) == 0
-    assert K.gather_window(x, cols, 8, tile, K.MIN_STEPS_TO_SPLIT) == 0  # a call choose_splits may split
+    assert [K.gather_window(x, cols, m, tile, steps, rows) for m in (5, 8, 9, 16, 17, 32)] == [8, 8, 16, 16, 0, 0]
+    assert K.gather_window(x, None, 4, tile, steps, rows) == 0  # plain 2:4: reads_rows' form
+    assert K.gather_window(x, cols, 8 | 1 << 16, tile, steps, rows) == 0  # a union layout
+    assert K.gather_window(torch.empty(33, 1024, dtype=torch.bfloat16, device="meta"), cols, 8, tile, steps, rows) == 0
     assert K.choose_splits(tile, 32, 4096, K.GATHER_ROWS_MAX_STEPS, 132) == 1
-    assert K.gather_window(x[:, :1020], cols, 8, tile, steps) == 0  # K % 8
-    assert K.gather_window(x.t().contiguous().t(), cols, 8, tile, steps) == 0  # feature-major: read as X^T
+    split = K.MIN_STEPS_TO_SPLIT  # (a call choose_splits may split: only a small weight's)
+    assert K.gather_window(x, cols, 8, tile, split, rows) == 0
+    assert K.gather_window(x, cols, 8, tile, split, 4096) == 8 and K.GATHER_ROWS_SPLIT_MAX_WEIGHTS == 4096 * 1024
+    assert K.gather_window(x[:, :1020], cols, 8, tile, steps, rows) == 0  # K % 8
+    assert K.gather_window(x.t().contiguous().t(), cols, 8, tile, steps, rows) == 0  # feature-major: read as X^T
     for other in (K.TILE_TABLE[True][(128, 64)], K.WS_TILES[128], K.TILE_TABLE[False][(64, "prefill")],
                   K.TILE_TABLE[False][(64, 64)], K.TILE_TABLE[False][(32, 32)]):
-        assert K.gather_window(x, cols, 8, other, steps) == 0
+        assert K.gather_window(x, cols, 8, other, steps, rows) == 0
     assert tile.name(torch.bfloat16, True, True, True, 16).endswith(", true, true, true, 16>")
 
 
@@ -622,31 +621,23 @@ def test_split_k_as_a_cluster(monkeypatch):
 
 
 @pytest.mark.gpu
-def test_split_k_summed_by_the_last_cta(monkeypatch):
-    """v397 (SPLIT_FIXUP, off until measured): the K splits of a cp.async call whose X is transposed first sum in the
-    kernel, by each tile's last CTA to finish (a counter a tile, zeroed by the transpose); a feature-major x and plain
-    2:4 (no transpose) keep splitk_reduce. The splits run in turn on the caching allocator's reused blocks: each call's
-    transpose zeroes its own counters."""
-    check_split_knob(monkeypatch, "SPLIT_FIXUP", 397, "the last CTA's sums differ from splitk_reduce's")
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("tile", K.GATHER_TILES, ids=str)
+@pytest.mark.parametrize("tile", K.GATHER_FORMS, ids=str)
 def test_gathered_from_x_rows(tile, monkeypatch):
     """v391 (GATHER_ROWS, on since v392 at T <= 32 on unsplit calls; here every form of it): a decode call of a
     gathered weight (m <= 16) reads X's rows and picks the kept columns in the kernel, with no transpose launch;
     bit-identical to the transposed X^T path (the same B values, the same mma order) on each decode tile, both
     windows (m = 5, 8 / 10, 16), ragged R, K % 8 == 0 with a partial last stage, T = 1-64 with a partial token tile,
     rows strided past K, bias or not, unsplit, split and (sm_90) clustered; against fp32, outputs poisoned."""
-    gen = torch.Generator().manual_seed(391 + K.GATHER_TILES.index(tile))
+    gen = torch.Generator().manual_seed(391 + K.GATHER_FORMS.index(tile))
     monkeypatch.setattr(K, "GATHER_ROWS_MAX_TOKENS", 64)  # (the kernel past the regime it is routed in)
     monkeypatch.setattr(K, "GATHER_ROWS_MAX_STEPS", 1 << 20)
+    monkeypatch.setattr(K, "GATHER_TILE_TOKENS", (16, 32, 64))
     transposes = []
     real = K.feature_major
     monkeypatch.setattr(K, "feature_major", lambda *a, **kw: transposes.append(1) or real(*a, **kw))
     clusters = (False, True) if K._sm90a(torch.cuda.current_device()) else (False,)
     shapes = [(300, 1000, 1, 8), (1027, 2048 + 8, 64, 16), (130, 1032, 33, 5), (520, 1024, 7, 10)]
-    first = K.GATHER_TILES.index(tile)
+    first = K.GATHER_FORMS.index(tile)
     for i, (r, k, t, m) in enumerate(shapes[(first + j) % len(shapes)] for j in (0, 1)):
         v = max(tile.bm, 64)
         dtype = torch.bfloat16 if i % 2 else torch.float16
@@ -664,7 +655,7 @@ def test_gathered_from_x_rows(tile, monkeypatch):
                 transposes.clear()
                 out = torch.full((t, r), float("nan"), dtype=dtype, device="cuda")
                 ys.append(K.spmm_sm80(x, *weights, b, r, k, v, m, tile=tile, splits=splits, out=out))
-                gathers = gathered and K.gather_window(x, weights[2], m, tile, weights[0].shape[1]) > 0  # (the windows fit the GPU)
+                gathers = gathered and K.gather_window(x, weights[2], m, tile, weights[0].shape[1], r) > 0  # (the windows fit the GPU)
                 assert bool(transposes) != gathers, f"{tile} {cfg}: transposed={bool(transposes)}"
             check_against_default(ys, ref, f"{tile} R={r} K={k} T={t} {cfg} splits={splits} clustered={clustered}: "
                                   f"gathered from X's rows differs from X^T's")

@@ -609,7 +609,7 @@ DEFINES: dict = {}
 
 def _kernel(name: str, params: tuple = _PARAMS, **knobs: bool):
     """Every kernel of this module, with the A/B knobs of DEFINES and those of ``knobs`` that are set (cluster_splits:
-    CLUSTER_SPLITS' epilogue, split_fixup: SPLIT_FIXUP's), compiled in as VNM_<NAME> = 1."""
+    CLUSTER_SPLITS' epilogue), compiled in as VNM_<NAME> = 1."""
     return jit.get_kernel(SOURCE, name, params=params,
                           defines={**DEFINES, **{f"VNM_{k.upper()}": 1 for k, on in knobs.items() if on}})
 
@@ -636,26 +636,35 @@ def row_major_runs(x2: torch.Tensor) -> bool:
 
 # v391-v392: decode calls of a gathered weight with m <= 16 may read X's rows and gather the kept columns in the kernel
 # (windows of KS m columns a stage, picked out of shared memory) instead of launching X's transpose first. On where
-# measured (v392, H100, same-run A/B, `ab_decode_h100_v392.txt`): calls unsplit by choose_splits' rule (fewer than
+# measured (H100, same-run A/B): v392 (`ab_decode_h100_v392.txt`), calls unsplit by choose_splits' rule (fewer than
 # MIN_STEPS_TO_SPLIT steps) at T <= 32, BERT-large's K = 1024 layers at 128:2:16, 0.95-1.65 us off 3.8-4.6 (x0.61-0.78);
-# at T = 64 1-9% slower, and not measured apart from v389's cluster on split calls (there the pair lost up to 3x on
-# LLaMA-7B gate/up: the windows' L2 bytes, 2-4x the transposed rows'). The limits are the measured regime.
+# at T = 64 1-9% slower. v396 (`ab_decode_h100_v396.txt`), split calls (their partials and splitk_reduce as before):
+# every BERT-large layer (R x K <= 4096 x 1024) at T <= 32, 64/128:2:8 and 2:16, x0.75-0.86 (e.g. FFN1 128:2:8 T = 32
+# 6.66 -> 5.28 us, cuBLAS 5.69); LLaMA-7B's (R x K >= 4096^2) mixed, x0.78-1.41: its windows' L2 bytes (row tiles x T x
+# K x 2, 2-4x the transposed rows') grow with the grid, and down (K = 11008) at 64:2:8 lost x1.18-1.24 even at T = 1.
+# The limits are the measured regime.
 GATHER_ROWS = True
 GATHER_ROWS_MAX_TOKENS = 32
 GATHER_ROWS_MAX_STEPS = MIN_STEPS_TO_SPLIT - 1
+GATHER_ROWS_SPLIT_MAX_WEIGHTS = 4096 * 1024  # (R x K up to which split calls gather too)
+GATHER_TILE_TOKENS = (16, 32)  # (the token tiles that gather: those calls of T <= 32 take; A/B: 64)
 
 
-# (the decode tiles that calls of at most GATHER_ROWS_MAX_TOKENS take: 64 and 128 rows, GPU-tested)
-GATHER_TILES = tuple(t for (bm, bn), t in TILE_TABLE[False].items() if bm in (64, 128) and bn in (16, 32))
+# (the kernel's gathered forms, GPU-tested: the decode tiles of 64 and 128 rows; routed where their tokens are in
+# GATHER_TILE_TOKENS)
+GATHER_FORMS = tuple(t for (bm, bn), t in TILE_TABLE[False].items() if bm in (64, 128) and bn in (16, 32, 64))
 
 
-def gather_window(x2: torch.Tensor, cols: torch.Tensor | None, m: int, tile: TileConfig, steps: int) -> int:
+def gather_window(x2: torch.Tensor, cols: torch.Tensor | None, m: int, tile: TileConfig, steps: int, rows: int) -> int:
     """The kernel's window (8 or 16: the most columns a group, its XGM) where a cp.async call of tile over ``steps``
-    steps gathers the kept columns from X's rows itself (GATHER_ROWS: column lists, m <= 16, a decode tile, at most
-    GATHER_ROWS_MAX_TOKENS tokens and GATHER_ROWS_MAX_STEPS steps, a :func:`row_major_runs` x2; a union layout's m,
-    its window shift in the high half, is > 16), else 0."""
-    if not (GATHER_ROWS and cols is not None and m <= 16 and tile in GATHER_TILES and steps <= GATHER_ROWS_MAX_STEPS
-            and x2.shape[0] <= GATHER_ROWS_MAX_TOKENS and row_major_runs(x2)):
+    steps and ``rows`` output rows gathers the kept columns from X's rows itself (GATHER_ROWS: column lists, m <= 16, a
+    decode tile of GATHER_TILE_TOKENS tokens, at most GATHER_ROWS_MAX_TOKENS tokens, at most GATHER_ROWS_MAX_STEPS
+    steps or a weight of at most GATHER_ROWS_SPLIT_MAX_WEIGHTS elements, a :func:`row_major_runs` x2; a union layout's
+    m, its window shift in the high half, is > 16), else 0."""
+    small = steps <= GATHER_ROWS_MAX_STEPS or rows * x2.shape[1] <= GATHER_ROWS_SPLIT_MAX_WEIGHTS
+    routed = tile in GATHER_FORMS and tile.bn in GATHER_TILE_TOKENS
+    if not (GATHER_ROWS and cols is not None and m <= 16 and routed and small and x2.shape[0] <= GATHER_ROWS_MAX_TOKENS
+            and row_major_runs(x2)):
         return 0
     xgm = 8 if m <= 8 else 16  # (and where the GPU gives a CTA the windows' shared memory: sm_86 / sm_89 99 KB)
     return xgm if not x2.is_cuda or tile.smem(xgm) <= _smem_optin(x2.device.index or 0) else 0
@@ -688,19 +697,16 @@ def xt_tokens_within(pitch_max: int) -> int:
     return pitch_max // 64 * 64 if pitch_max >= 64 else 1 << (pitch_max.bit_length() - 1) if pitch_max >= 8 else 0
 
 
-def feature_major(x2: torch.Tensor, cols: torch.Tensor | None = None, fixup: torch.Tensor | None = None):
+def feature_major(x2: torch.Tensor, cols: torch.Tensor | None = None):
     """(X^T pointer tensor, row stride, loadable tokens): x2 itself if it is already a token-
     contiguous view with 16-byte rows, else a transposed, token-padded copy, of only the rows that
     the column words ``cols`` read where :func:`read_rows` knows them. A token-contiguous x2
     whose rows are not 16-byte ones (e.g. T % 8 != 0, as an elementwise op leaves a feature-major
     chain's Y^T) goes to rows and back by two transposes: H200 v157, against one padded torch copy,
     us: 4095 x 11008 108.9 -> 103.3, 1001 x 4096 9.6 -> 8.6, 13 x 4096 3.6 -> 2.4, 2047 x 1024 6.8
-    -> 5.4, 2047 x 4096 17.0 -> 19.2 (torch's contiguous() and one transpose: 1.5-3.5x slower). ``fixup``: the
-    SPLIT_FIXUP counters (int32) of the SpMM launch that follows, zeroed by the transpose (x2 must need one)."""
+    -> 5.4, 2047 x 4096 17.0 -> 19.2 (torch's contiguous() and one transpose: 1.5-3.5x slower)."""
     ntok, k = x2.shape
     if is_feature_major(x2):
-        if fixup is not None:
-            raise ValueError("SPLIT_FIXUP's counters are zeroed by X's transpose, and this x needs none")
         return x2, x2.stride(1), ntok
     ldxt = xt_pitch(ntok)
     x2 = as_rows(x2)  # then the transpose below
@@ -709,9 +715,7 @@ def feature_major(x2: torch.Tensor, cols: torch.Tensor | None = None, fixup: tor
     wide = TRANSPOSE16 and k % 8 == 0 and x2.stride(0) % 8 == 0 and x2.data_ptr() % 16 == 0
     name = f"vnm::{'transpose_pad16' if wide else 'transpose_pad'}<{_CTYPE[x2.dtype]}>"
     params, args = ("ptr", "ptr", "i32", "i32", "i32", "i32", "ptr"), (x2, xt, ntok, k, x2.stride(0), ldxt, read_rows(cols))
-    if fixup is not None:
-        params, args = params + ("ptr", "i32"), args + (fixup, fixup.numel())
-    _kernel(name, params, split_fixup=fixup is not None).launch(grid, (256, 1, 1), args, pdl=True)
+    _kernel(name, params).launch(grid, (256, 1, 1), args, pdl=True)
     return xt, ldxt, -(-ntok // 8) * 8
 
 
@@ -765,14 +769,6 @@ SPMM_PDL = True
 # all fit at once (a cluster's CTAs share a GPC; not profiled). Its test passes (bit-identical to the partials); the
 # knob stays for a later form.
 CLUSTER_SPLITS = False
-
-# v397: a split call's reduction launch gone without clusters: the last CTA of each tile to finish (a counter a tile,
-# after the partials; zeroed by X's transpose, which every such call launches first) sums the tile's partials in the
-# kernel (split_fixup in the .cu: splitk_reduce's order, bit-identical). v388 (H100): the reduction's tail was ~2.1
-# of 6.9 us at 4096 x 1024 x 64 128:2:8, and issue 3's decode bar fails on such calls (2:8 on K = 1024, T = 16-64,
-# v392: 0.77-1.00 of cuBLAS). Calls whose X needs no transpose keep splitk_reduce. Off until measured (written in a
-# session whose device time was spent).
-SPLIT_FIXUP = False
 
 # CUDA's limit on a grid's y (and z) dimension; launches whose token tiles exceed it run in chunks.
 MAX_GRID_Y = 65535
@@ -835,7 +831,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
                   out=y[t0:t0 + chunk])
         return y.view(*x.shape[:-1], r)
     steps = values.shape[1]
-    xgm = gather_window(x2, cols, m, tile, steps)
+    xgm = gather_window(x2, cols, m, tile, steps, r)
     xrow = xgm > 0 or (not bulk and not tile.producers and reads_rows(x2, cols, m))
     gp = steps * KS
     if splits is None:
@@ -848,24 +844,17 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     clustered = (1 < splits <= DECODE_MAX_SPLITS and CLUSTER_SPLITS and not bulk and not tile.producers
                  and _sm90a(x.device.index or 0) and y.is_contiguous())
     grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
-    partial = counters = None
-    fixup = False
-    if splits > 1 and not clustered:  # (SPLIT_FIXUP: one int32 counter a tile after the partials)
-        fixup = (SPLIT_FIXUP and not bulk and not tile.producers and not xrow and not is_feature_major(x2)
-                 and y.is_contiguous())
-        n = splits * ntok * r
-        buf = torch.empty(n + (grid[0] * grid[1] if fixup else 0), dtype=torch.float32, device=x.device)
-        partial, counters = buf[:n].view(splits, ntok, r), buf[n:].view(torch.int32) if fixup else None
-    xt, ldx, ntok_load = (x2, x2.stride(0), ntok) if xrow else feature_major(x2, cols, counters)
+    partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 and not clustered else None
+    xt, ldx, ntok_load = (x2, x2.stride(0), ntok) if xrow else feature_major(x2, cols)
     name = tile.name(x.dtype, cols is not None, splits > 1, xrow, xgm)
     if tile.persistent:  # one wave of resident CTAs, each striding over the tiles
         grid = (min(grid[0] * grid[1], _sms(x.device.index or 0) * tile.ctas_per_sm), 1, 1)
-    _kernel(name, cluster_splits=clustered, split_fixup=fixup).launch(
+    _kernel(name, cluster_splits=clustered).launch(
         grid, (tile.threads, 1, 1),
         (values, meta, cols, xt, bias, y, partial, r, k, ntok, ntok_load, ldx, gp, m, v, per_split),
         shared_mem=tile.smem(xgm), pdl=SPMM_PDL, spread=True, cluster=(1, 1, splits) if clustered else None,
     )
-    if partial is not None and not fixup:
+    if partial is not None:
         reduce_splits(partial, bias, y, _sms(x.device.index or 0))
     return y.view(*x.shape[:-1], r)
 
@@ -1219,7 +1208,7 @@ def name_expressions(dtype: torch.dtype, arch: str | None = None) -> list[str]:
     ``arch`` (the setmaxnreg tiles, WS_PREFILL_TILES, for sm_90a only) if given."""
     names = [t.name(dtype, c, s) for t in TILES for c in (True, False) for s in (False, True)]
     names += [t.name(dtype, False, s, True) for t in TILE_TABLE[False].values() for s in (False, True)]
-    names += [t.name(dtype, True, s, True, g) for t in GATHER_TILES for s in (False, True) for g in (8, 16)]
+    names += [t.name(dtype, True, s, True, g) for t in GATHER_FORMS for s in (False, True) for g in (8, 16)]
     ws = (*WS_TILES.values(), *(WS_PREFILL_TILES.values() if arch in (None, "sm_90a") else ()),
           *((ws_forms(WS_TILES[128])["persistent"],) if arch in (None, "sm_90a") else ()))
     names += [t.name(dtype, c, False) for t in ws for c in (True, False) if c or not t.persistent]

@@ -274,21 +274,19 @@ struct BlockSync {
   __device__ void operator()() const { __syncthreads(); }
 };
 
-// The K splits' fp32 partials added to s in split order (split z n floats after p): the sums of splitk_reduce and of
-// split_fixup (CG: loads from L2, for partials that other CTAs of the same grid wrote), so the two are bit-identical.
-template <bool CG = false>
+// The K splits' fp32 partials added to s in split order (split z n floats after p): splitk_reduce's sums.
 __device__ __forceinline__ float add_splits(float s, const float* p, size_t n, int splits) {
-  for (int z = 0; z < splits; ++z) s += CG ? __ldcg(p + static_cast<size_t>(z) * n) : p[static_cast<size_t>(z) * n];
+  for (int z = 0; z < splits; ++z) s += p[static_cast<size_t>(z) * n];
   return s;
 }
 
 // ... of outputs 4 i4 .. 4 i4 + 3 (p 16-byte aligned), rounded once into y's (8-byte aligned)
-template <typename T, bool CG = false>
+template <typename T>
 __device__ __forceinline__ void add_splits_store4(float (&s)[4], const float* p, size_t i4, size_t n, int splits,
                                                   T* y) {
   for (int z = 0; z < splits; ++z) {
     const float4* q = reinterpret_cast<const float4*>(p + static_cast<size_t>(z) * n) + i4;
-    const float4 v = CG ? __ldcg(q) : *q;
+    const float4 v = *q;
     s[0] += v.x; s[1] += v.y; s[2] += v.z; s[3] += v.w;
   }
   union { T e[4]; uint2 u; } packed;
@@ -296,59 +294,6 @@ __device__ __forceinline__ void add_splits_store4(float (&s)[4], const float* p,
   for (int e = 0; e < 4; ++e) packed.e[e] = Elem<T>::from_float(s[e]);
   reinterpret_cast<uint2*>(y)[i4] = packed.u;
 }
-
-#ifndef VNM_SPLIT_FIXUP
-#define VNM_SPLIT_FIXUP 0
-#endif
-
-#if VNM_SPLIT_FIXUP
-// The K splits' sum without a reduction launch and without clusters (the host's spmm_mma_sp.SPLIT_FIXUP, compiled so
-// only into the launches that use it): each split CTA writes its fp32 partials as for splitk_reduce, then counts
-// itself on its tile's counter (one int a tile after the partials, zeroed by the X transpose that precedes this
-// kernel: its grid has completed before any CTA here passes grid_dependency_wait); the tile's last CTA sums the
-// partials in split order, bias first (splitk_reduce's order: bit-identical), rounds once and stores Y.
-#define VNM_FIXUP_PARAMS , int* __restrict__ fixup_counters, int fixup_tiles
-template <typename T, int BM, int BN, int NT>
-__device__ __forceinline__ void split_fixup(const float* partial, const T* bias, T* y, int row0, int tok0, int R,
-                                            int ntok, int tid) {
-  __shared__ int last;
-  const int splits = static_cast<int>(gridDim.z);
-  const size_t n = static_cast<size_t>(ntok) * R;
-  __threadfence();  // this CTA's partials before its count
-  __syncthreads();
-  if (tid == 0) {
-    int* counter = reinterpret_cast<int*>(const_cast<float*>(partial) + splits * n) + blockIdx.y * gridDim.x + blockIdx.x;
-    last = atomicAdd(counter, 1) == splits - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();  // the other splits' partials after their counts
-  const int rows = min(BM, R - row0), toks = min(BN, ntok - tok0);
-  const bool vec = (R & 3) == 0 && (rows & 3) == 0 && (reinterpret_cast<size_t>(y) & 7) == 0;  // (8-byte stores)
-  const int per_tok = vec ? rows / 4 : rows;
-  for (int i = tid; i < toks * per_tok; i += NT) {
-    const int t = tok0 + i / per_tok, r = row0 + (vec ? 4 : 1) * (i % per_tok);
-    const size_t at = static_cast<size_t>(t) * R + r;
-    if (vec) {
-      float s[4];
-#pragma unroll
-      for (int e = 0; e < 4; ++e) s[e] = bias != nullptr ? Elem<T>::to_float(bias[r + e]) : 0.f;
-      add_splits_store4<T, true>(s, partial, at / 4, n, splits, y);
-    } else {
-      y[at] = Elem<T>::from_float(add_splits<true>(bias != nullptr ? Elem<T>::to_float(bias[r]) : 0.f, partial + at, n,
-                                                   splits));
-    }
-  }
-}
-
-// (the X transposes: the fixup counters of the launch that follows, zeroed by CTA (0, 0) after its wait)
-__device__ __forceinline__ void zero_fixup_counters(int* counters, int tiles) {
-  if (blockIdx.x == 0 && blockIdx.y == 0)
-    for (int i = threadIdx.x; i < tiles; i += blockDim.x) counters[i] = 0;
-}
-#else
-#define VNM_FIXUP_PARAMS
-#endif
 
 // The K splits of one tile as a thread-block cluster (grid z = cluster z = splits <= 8, sm_90; the host's
 // spmm_mma_sp.CLUSTER_SPLITS, which compiles the kernels it launches so with VNM_CLUSTER_SPLITS = 1: the others'
@@ -739,9 +684,6 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
   }
 #endif
   epilogue<T, BM, BN, WM, WN, NT, SPLIT>(acc, smem, bias, y, partial, row0, tok0, R, ntok, wm, wn, tid, BlockSync{});
-#if VNM_SPLIT_FIXUP
-  if constexpr (SPLIT) split_fixup<T, BM, BN, NT>(partial, bias, y, row0, tok0, R, ntok, tid);
-#endif
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1600,11 +1542,8 @@ __device__ __forceinline__ bool transpose_tile_read(const unsigned char* __restr
 template <typename T>
 __global__ void __launch_bounds__(256)
     transpose_pad(const T* __restrict__ x, T* __restrict__ xt, int ntok, int K, int ldx_in, int ldxt,
-                  const unsigned char* __restrict__ reads VNM_FIXUP_PARAMS) {
+                  const unsigned char* __restrict__ reads) {
   grid_dependency_wait();
-#if VNM_SPLIT_FIXUP
-  zero_fixup_counters(fixup_counters, fixup_tiles);
-#endif
   __shared__ T tile[64][64 + 2];
   const int t0 = blockIdx.x * 64, k0 = blockIdx.y * 64;
   if (!transpose_tile_read(reads, k0, K)) return;
@@ -1639,11 +1578,8 @@ __global__ void __launch_bounds__(256)
 template <typename T>
 __global__ void __launch_bounds__(256)
     transpose_pad16(const T* __restrict__ x, T* __restrict__ xt, int ntok, int K, int ldx_in, int ldxt,
-                    const unsigned char* __restrict__ reads VNM_FIXUP_PARAMS) {
+                    const unsigned char* __restrict__ reads) {
   grid_dependency_wait();
-#if VNM_SPLIT_FIXUP
-  zero_fixup_counters(fixup_counters, fixup_tiles);
-#endif
   constexpr int P = 66;
   __shared__ __align__(16) T tile[64 * P];
   const int t0 = blockIdx.x * 64, k0 = blockIdx.y * 64;
