@@ -120,6 +120,14 @@ def test_tile_choice_respects_v():
             assert tile.bm == (min(K.row_tile(v), 64) if 32 < t <= 64 else free.bm if t <= 64 else K.row_tile(v))
 
 
+def test_decode_token_tile_cap(monkeypatch):
+    """DECODE_MAX_TOKEN_TILE = 32 (an A/B knob): T = 33-64 runs as two 32-token tiles of the row tile of V."""
+    assert K.choose_tile(64, 128).bn == 64
+    monkeypatch.setattr(K, "DECODE_MAX_TOKEN_TILE", 32)
+    assert [(K.choose_tile(t, 128).bm, K.choose_tile(t, 128).bn) for t in (1, 32, 33, 64)] == [(128, 16)] + [(128, 32)] * 3
+    assert K.choose_tile(65, 128).bn == 128  # (prefill unchanged)
+
+
 def test_prefill_tile_by_waves():
     """Given rows and SMs, a 128-row prefill takes 128 x 128 (64 x 64 warp tiles, v352) unless the 128 x 64 tile's
     whole waves cost less, at NARROW_PREFILL_COST of its own each: where the 128 x 128 grid fits one wave (v213) or

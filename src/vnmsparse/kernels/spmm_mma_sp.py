@@ -212,6 +212,9 @@ def row_tile(v: int) -> int:
 # four CTAs an SM: twice the CTAs in flight): 4096^2 128:2:8 15.2 -> 13.7 us, 128:2:16 11.7 -> 9.8,
 # 4096 x 11008 128:2:8 26.0 -> 25.1, 11008 x 4096 and 1024 x 4096 even; at T = 16 / 32 -3% / even.
 DECODE_64_ROWS = True  # (A/B switch: False keeps the row tile of V, as before v176)
+# The widest cp.async decode token tile (A/B: 32 runs T = 33-64 as two 32-token tiles, which gather where
+# GATHER_ROWS_MAX_TOKENS allows).
+DECODE_MAX_TOKEN_TILE = 64
 
 
 # The 128-row prefill's narrow tile, 128 x 64 (three CTAs an SM) against 128 x 128 (two), counted in whole waves: where
@@ -232,7 +235,7 @@ def choose_tile(ntok: int, v: int, bulk: bool = False, has_cols: bool = True, ro
     ``rows`` and ``sms``, a 128-row prefill takes 128 x 64 where its waves cost less (NARROW_PREFILL_COST);
     on ``sm90a`` a gathered one takes WS_PREFILL_TILES' form of its row tile where that grid has more CTAs than
     WS_MIN_FILL of the SMs (over the narrow tile: but for one to two CTAs an SM)."""
-    regime = "prefill" if ntok > 64 else 16 if ntok <= 16 else 32 if ntok <= 32 else 64
+    regime = "prefill" if ntok > 64 else 16 if ntok <= 16 else 32 if ntok <= 32 or DECODE_MAX_TOKEN_TILE == 32 else 64
     bm = 128 if regime == "prefill" and not (bulk or has_cols) else row_tile(v)
     if DECODE_64_ROWS and regime == 64 and has_cols and not bulk:
         bm = min(bm, 64)
