@@ -84,6 +84,14 @@ def test_gather_window_rule(monkeypatch):
                   K.TILE_TABLE[False][(64, 64)], K.TILE_TABLE[False][(32, 32)]):
         assert K.gather_window(x, cols, 8, other, steps, rows) == 0
     assert tile.name(torch.bfloat16, True, True, True, 16).endswith(", true, true, true, 16>")
+    with pytest.raises(ValueError, match="row-major X"):
+        tile.name(torch.bfloat16, False, False, True, 8)
+    with pytest.raises(ValueError, match="row-major X"):
+        tile.name(torch.bfloat16, True, False, False, 8)
+    # B's ring holds [bn][16 xgm] windows a stage, and one [bn][64] gathered tile follows
+    wide = K.TILE_TABLE[False][(64, 64)]
+    stage = (64 * 2 * K.KS + K.KS * 16 * 64) * 2 + 64 * K.KS // 2
+    assert wide.smem(16) == 3 * stage + 64 * 64 * 2 and wide.smem(0) == wide.smem_bytes
 
 
 def test_warp_specialised_tile_choice():
@@ -588,11 +596,16 @@ def check_against_default(ys, ref, what):
     assert torch.equal(ys[0], ys[1]), what
 
 
-def check_split_knob(monkeypatch, knob, seed, what):
-    """A split-epilogue knob of the cp.async kernel against the fp32 partials + splitk_reduce (the same order: bias,
-    then the splits in turn, so bit-identical) for every decode tile and a prefill one, ragged R / K / T, bias or not,
-    2-12 splits asked, and a feature-major x (no transpose) beside the row-major one."""
-    gen = torch.Generator().manual_seed(seed)
+@pytest.mark.gpu
+def test_split_k_as_a_cluster(monkeypatch):
+    """v389 (CLUSTER_SPLITS, off: v392 measured it slower): on sm_90 the K splits of a cp.async call (2-8) sum their
+    tiles over a thread-block cluster in the kernel; bit-identical to the fp32 partials + splitk_reduce (the same
+    order: bias, then the splits in turn), for every decode tile and a prefill one, ragged R / K / T, bias or not, a
+    feature-major x (no transpose) beside the row-major one; 12 asked (9 or 11 where the steps allow: past the
+    portable cluster) take the partials either way."""
+    if not K._sm90a(torch.cuda.current_device()):
+        pytest.skip("thread-block clusters: sm_90")
+    gen = torch.Generator().manual_seed(389)
     cases = [((bm, bn), r, k, t, v, m) for (bm, bn), (r, k, t, v, m) in itertools.product(
         [(128, 16), (128, 32), (128, 64), (64, 16), (64, 32), (64, 64), (32, 32), (16, 64)],
         [(300, 1000, 5, 128, 8), (1027, 2048 + 8, 64, 128, 16)])]
@@ -611,21 +624,12 @@ def check_split_knob(monkeypatch, knob, seed, what):
         ref = x.float() @ w.float().t() + (b.float() if b is not None else 0)
         for splits in (2, 5, 8, 12):
             ys = []
-            for on in (True, False):
-                monkeypatch.setattr(K, knob, on)
+            for clustered in (True, False):
+                monkeypatch.setattr(K, "CLUSTER_SPLITS", clustered)
                 out = torch.full((t, r), float("nan"), dtype=dtype, device="cuda")
                 ys.append(K.spmm_sm80(x, *weights, b, r, k, v, m, tile=tile, splits=splits, out=out))
-            check_against_default(ys, ref, f"{tile} R={r} K={k} T={t} {cfg} splits={splits}: {what}")
-
-
-@pytest.mark.gpu
-def test_split_k_as_a_cluster(monkeypatch):
-    """v389 (CLUSTER_SPLITS, off: v392 measured it slower): on sm_90 the K splits of a cp.async call (2-8) sum their
-    tiles over a thread-block cluster in the kernel; 12 asked (9 or 11 where the steps allow: past the portable
-    cluster) take the partials either way."""
-    if not K._sm90a(torch.cuda.current_device()):
-        pytest.skip("thread-block clusters: sm_90")
-    check_split_knob(monkeypatch, "CLUSTER_SPLITS", 389, "cluster sums differ from splitk_reduce's")
+            check_against_default(ys, ref, f"{tile} R={r} K={k} T={t} {cfg} splits={splits}: cluster sums differ "
+                                  f"from splitk_reduce's")
 
 
 @pytest.mark.gpu

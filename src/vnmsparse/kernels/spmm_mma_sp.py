@@ -610,11 +610,10 @@ def _on_sm90a(x: torch.Tensor) -> bool:
 DEFINES: dict = {}
 
 
-def _kernel(name: str, params: tuple = _PARAMS, **knobs: bool):
-    """Every kernel of this module, with the A/B knobs of DEFINES and those of ``knobs`` that are set (cluster_splits:
-    CLUSTER_SPLITS' epilogue), compiled in as VNM_<NAME> = 1."""
+def _kernel(name: str, params: tuple = _PARAMS, cluster_splits: bool = False):
+    """Every kernel of this module, with the A/B knobs of DEFINES (and the cluster split epilogue: CLUSTER_SPLITS)."""
     return jit.get_kernel(SOURCE, name, params=params,
-                          defines={**DEFINES, **{f"VNM_{k.upper()}": 1 for k, on in knobs.items() if on}})
+                          defines={**DEFINES, "VNM_CLUSTER_SPLITS": 1} if cluster_splits else DEFINES)
 
 
 # v344: plain 2:4 (m == 4, nothing gathered) reads a row-major X as it is, B staged as token rows: no transpose
@@ -717,8 +716,9 @@ def feature_major(x2: torch.Tensor, cols: torch.Tensor | None = None):
     grid = (-(-ldxt // 64), -(-k // 64), 1)
     wide = TRANSPOSE16 and k % 8 == 0 and x2.stride(0) % 8 == 0 and x2.data_ptr() % 16 == 0
     name = f"vnm::{'transpose_pad16' if wide else 'transpose_pad'}<{_CTYPE[x2.dtype]}>"
-    params, args = ("ptr", "ptr", "i32", "i32", "i32", "i32", "ptr"), (x2, xt, ntok, k, x2.stride(0), ldxt, read_rows(cols))
-    _kernel(name, params).launch(grid, (256, 1, 1), args, pdl=True)
+    _kernel(name, ("ptr", "ptr", "i32", "i32", "i32", "i32", "ptr")).launch(
+        grid, (256, 1, 1), (x2, xt, ntok, k, x2.stride(0), ldxt, read_rows(cols)), pdl=True
+    )
     return xt, ldxt, -(-ntok // 8) * 8
 
 
@@ -836,6 +836,7 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     steps = values.shape[1]
     xgm = gather_window(x2, cols, m, tile, steps, r)
     xrow = xgm > 0 or (not bulk and not tile.producers and reads_rows(x2, cols, m))
+    xt, ldx, ntok_load = (x2, x2.stride(0), ntok) if xrow else feature_major(x2, cols)
     gp = steps * KS
     if splits is None:
         splits = 1 if tile.producers else choose_splits(tile, ntok, r, steps, _sms(x.device.index or 0))
@@ -846,10 +847,9 @@ def _spmm(x, values, meta, cols, bias, out_features, in_features, v, m, *, bulk:
     splits = -(-steps // per_split)
     clustered = (1 < splits <= DECODE_MAX_SPLITS and CLUSTER_SPLITS and not bulk and not tile.producers
                  and _sm90a(x.device.index or 0) and y.is_contiguous())
-    grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
     partial = torch.empty(splits, ntok, r, dtype=torch.float32, device=x.device) if splits > 1 and not clustered else None
-    xt, ldx, ntok_load = (x2, x2.stride(0), ntok) if xrow else feature_major(x2, cols)
     name = tile.name(x.dtype, cols is not None, splits > 1, xrow, xgm)
+    grid = (-(-r // tile.bm), -(-ntok // tile.bn), splits)
     if tile.persistent:  # one wave of resident CTAs, each striding over the tiles
         grid = (min(grid[0] * grid[1], _sms(x.device.index or 0) * tile.ctas_per_sm), 1, 1)
     _kernel(name, cluster_splits=clustered).launch(

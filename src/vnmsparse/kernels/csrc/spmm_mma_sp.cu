@@ -274,27 +274,6 @@ struct BlockSync {
   __device__ void operator()() const { __syncthreads(); }
 };
 
-// The K splits' fp32 partials added to s in split order (split z n floats after p): splitk_reduce's sums.
-__device__ __forceinline__ float add_splits(float s, const float* p, size_t n, int splits) {
-  for (int z = 0; z < splits; ++z) s += p[static_cast<size_t>(z) * n];
-  return s;
-}
-
-// ... of outputs 4 i4 .. 4 i4 + 3 (p 16-byte aligned), rounded once into y's (8-byte aligned)
-template <typename T>
-__device__ __forceinline__ void add_splits_store4(float (&s)[4], const float* p, size_t i4, size_t n, int splits,
-                                                  T* y) {
-  for (int z = 0; z < splits; ++z) {
-    const float4* q = reinterpret_cast<const float4*>(p + static_cast<size_t>(z) * n) + i4;
-    const float4 v = *q;
-    s[0] += v.x; s[1] += v.y; s[2] += v.z; s[3] += v.w;
-  }
-  union { T e[4]; uint2 u; } packed;
-#pragma unroll
-  for (int e = 0; e < 4; ++e) packed.e[e] = Elem<T>::from_float(s[e]);
-  reinterpret_cast<uint2*>(y)[i4] = packed.u;
-}
-
 // The K splits of one tile as a thread-block cluster (grid z = cluster z = splits <= 8, sm_90; the host's
 // spmm_mma_sp.CLUSTER_SPLITS, which compiles the kernels it launches so with VNM_CLUSTER_SPLITS = 1: the others'
 // code stays as measured): each CTA stages its fp32 sums [BN tokens][BM rows] in its own shared memory, and after a
@@ -1467,8 +1446,9 @@ __global__ void splitk_reduce(const float* __restrict__ partial, const T* __rest
     for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
          i += static_cast<size_t>(gridDim.x) * blockDim.x) {
       const size_t t = i / R, r = i - t * R;
-      y[r * ntok + t] = Elem<T>::from_float(add_splits(bias != nullptr ? Elem<T>::to_float(bias[r]) : 0.f, partial + i, n,
-                                                       splits));
+      float s = bias != nullptr ? Elem<T>::to_float(bias[r]) : 0.f;
+      for (int z = 0; z < splits; ++z) s += partial[static_cast<size_t>(z) * n + i];
+      y[r * ntok + t] = Elem<T>::from_float(s);
     }
     return;
   }
@@ -1483,13 +1463,22 @@ __global__ void splitk_reduce(const float* __restrict__ partial, const T* __rest
 #pragma unroll
         for (int e = 0; e < 4; ++e) s[e] = Elem<T>::to_float(bias[r + e]);
       }
-      add_splits_store4(s, partial, i, n, splits, y);
+      for (int z = 0; z < splits; ++z) {
+        const float4 p = reinterpret_cast<const float4*>(partial + static_cast<size_t>(z) * n)[i];
+        s[0] += p.x; s[1] += p.y; s[2] += p.z; s[3] += p.w;
+      }
+      union { T e[4]; uint2 u; } out;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) out.e[e] = Elem<T>::from_float(s[e]);
+      reinterpret_cast<uint2*>(y)[i] = out.u;
     }
     return;
   }
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    y[i] = Elem<T>::from_float(add_splits(bias != nullptr ? Elem<T>::to_float(bias[i % R]) : 0.f, partial + i, n, splits));
+    float s = bias != nullptr ? Elem<T>::to_float(bias[i % R]) : 0.f;
+    for (int z = 0; z < splits; ++z) s += partial[static_cast<size_t>(z) * n + i];
+    y[i] = Elem<T>::from_float(s);
   }
 }
 
